@@ -1,0 +1,1 @@
+"""Problem instances that know their constants (each exact or a stated bound)."""

@@ -1,0 +1,1 @@
+"""Checks: the papers' claims (from ``theory``) run against trajectories (from ``algorithms``)."""

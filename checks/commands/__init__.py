@@ -1,0 +1,1 @@
+"""One module per ``fedbounds`` subcommand, each with ``configure(parser)`` and ``run(args) -> int``."""
