@@ -11,7 +11,7 @@ Status (design.md, principle 2):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 import sympy as sp
 
@@ -19,7 +19,7 @@ FEDNMAP = "FedNMap (Huang, Pu, Johansson), arXiv 2602.03357"
 DS_FEDPROXGRAD = "DS FedProxGrad (Arif), arXiv 2512.08671"
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     VERBATIM = "verbatim"
     DERIVED = "derived"
     RECONSTRUCTED = "reconstructed"
