@@ -1,1 +1,93 @@
-"""Problem instances that know their constants (each exact or a stated bound)."""
+"""Problem instances that know their constants (each exact or a stated bound; design.md, principle 5).
+
+``INSTANCES`` maps a registry name to a seeded factory; ``make_instance(name, **params)`` builds one for a
+spec or the CLI. A ``phi`` parameter may be a regulariser, a name (``"l1"``) or a table
+(``{name = "mcp", lam = 0.1, theta = 3.0}``), built with ``algorithms.regularizers.make_regularizer``.
+
+| name                    | module        | problem                                                          |
+|-------------------------|---------------|------------------------------------------------------------------|
+| least_squares           | least_squares | heterogeneous least squares, any phi (exact L, mu)               |
+| lasso                   | least_squares | least squares + l1 (the PL example of both papers)               |
+| least_squares_mcp/scad  | least_squares | least squares + MCP / SCAD (weakly convex phi)                   |
+| logistic                | logistic      | synthetic(alpha, beta) logistic regression, optional l2 and phi  |
+| nonconvex_logistic      | nonconvex     | logistic + alpha sum w^2/(1 + w^2) (notes 3.1)                   |
+| sigmoid_least_squares   | nonconvex     | (sigmoid(a^T x) - y)^2 (notes 3.1)                               |
+| fairness                | fairness      | DS FedProxGrad fairness instance, r = Delta^2 (notes 3)          |
+| breast_cancer, digits   | real_data     | scikit-learn data, Dirichlet label skew, logistic loss           |
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from algorithms.instances.fairness import Fairness, fairness
+from algorithms.instances.least_squares import (
+    LeastSquares,
+    heterogeneous_least_squares,
+    lasso,
+    least_squares_mcp,
+    least_squares_scad,
+)
+from algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_logistic
+from algorithms.instances.nonconvex import SigmoidLeastSquares, nonconvex_logistic, sigmoid_least_squares
+from algorithms.instances.real_data import breast_cancer, digits
+
+__all__ = [
+    "INSTANCES",
+    "BinaryGLM",
+    "Fairness",
+    "LeastSquares",
+    "Logistic",
+    "SigmoidLeastSquares",
+    "make_instance",
+]
+
+INSTANCES: dict[str, Callable[..., Any]] = {
+    "least_squares": heterogeneous_least_squares,
+    "lasso": lasso,
+    "least_squares_mcp": least_squares_mcp,
+    "least_squares_scad": least_squares_scad,
+    "logistic": synthetic_logistic,
+    "nonconvex_logistic": nonconvex_logistic,
+    "sigmoid_least_squares": sigmoid_least_squares,
+    "fairness": fairness,
+    "breast_cancer": breast_cancer,
+    "digits": digits,
+}
+
+
+def _regularizer(spec: Any) -> Any:
+    from algorithms.regularizers import make_regularizer
+
+    if spec is None or hasattr(spec, "prox"):
+        return spec
+    if isinstance(spec, str):
+        return make_regularizer(spec)
+    if isinstance(spec, Mapping):
+        params = dict(spec)
+        name = params.pop("name", None)
+        if name is None:
+            name = params.pop("kind", None)
+        if not isinstance(name, str):
+            raise ValueError(f"phi must name its regulariser (key 'name'), got {dict(spec)!r}")
+        return make_regularizer(name, **params)
+    raise ValueError(f"phi must be a regulariser, a name or a table with 'name', got {spec!r}")
+
+
+def make_instance(name: str, **params: Any) -> Any:
+    """Build the registered instance ``name`` with ``params`` (each factory's keyword arguments).
+
+    Unknown names and parameters are a ValueError listing the allowed ones.
+    """
+    if name not in INSTANCES:
+        raise ValueError(f"name must be one of {sorted(INSTANCES)}, got {name!r}")
+    factory = INSTANCES[name]
+    allowed = list(inspect.signature(factory).parameters)
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} for instance {name!r}; allowed: {allowed}")
+    if "phi" in params:
+        params = {**params, "phi": _regularizer(params["phi"])}
+    return factory(**params)

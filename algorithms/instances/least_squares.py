@@ -1,8 +1,13 @@
-"""Heterogeneous least squares: f_i(x) = (1/(2 m_i)) ||A_i x - b_i||^2, plus any regulariser phi.
+"""Heterogeneous least squares: f_i(x) = (1/(2m)) ||A_i x - b_i||^2, plus any regulariser phi.
 
-Quadratic, so L and mu come exactly from eigenvalues: L = max_i lambda_max(H_i), H_i = A_i^T A_i / m_i,
-and mu = lambda_min(H) with H = (1/n) sum_i H_i (strong convexity of f; with a convex phi it gives the
-proximal-PL constant of psi). Lasso (phi = l1) is the PL example of both papers.
+Quadratic, so L and mu come exactly from eigenvalues: L = max_i lambda_max(H_i), H_i = A_i^T A_i / m,
+and mu = lambda_min(H) with H = (1/n) sum_i H_i (strong convexity of f; with a convex phi it is the
+proximal-PL constant of psi). Lasso (phi = l1) is the PL example of both papers (FedNMap, Theorem 8;
+DS FedProxGrad notes section 1). With a weakly convex phi (MCP, SCAD) and mu > rho, psi is
+(mu - rho)-strongly convex, so x* is still the unique global minimiser and is certified as such.
+
+Per-sample structure (for the minibatch oracle): client i holds m samples (a_j, b_j), the per-sample loss is
+(1/2)(a_j^T x - b_j)^2 and f_i is their mean.
 """
 
 from __future__ import annotations
@@ -11,13 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, natural_residual
-from algorithms.regularizers import Zero
+from algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
+from algorithms.instances._solvers import certificate_gamma, is_zero, residual_norm, solve_composite
+from algorithms.regularizers import L1, Zero
 
 
 @dataclass
 class LeastSquares:
-    """Per-client data ``A`` of shape (n, m, p) and ``b`` of shape (n, m)."""
+    """Per-client data ``A`` of shape (n, m, p) and ``b`` of shape (n, m); every client has m samples."""
 
     A: np.ndarray
     b: np.ndarray
@@ -34,7 +40,28 @@ class LeastSquares:
         self.hessians = np.einsum("ikp,ikq->ipq", self.A, self.A) / self.m
         self.linear = np.einsum("ikp,ik->ip", self.A, self.b) / self.m
         self.offsets = 0.5 * np.einsum("ik,ik->i", self.b, self.b) / self.m
+        self._H = self.hessians.mean(axis=0)
+        self._h = self.linear.mean(axis=0)
         self._solution: Solution | None = None
+        self._solved_for: Regularizer | None = None
+
+    # ---- per-sample structure (minibatch oracle) ----
+    @property
+    def num_samples(self) -> int:
+        """Samples per client (equal across clients)."""
+        return self.m
+
+    def per_sample_grads(self, X: np.ndarray) -> np.ndarray:
+        """a_j (a_j^T x_i - b_j) for every sample j of every client i: (..., n, p) -> (..., n, m, p)."""
+        r = np.einsum("ikp,...ip->...ik", self.A, X) - self.b
+        return r[..., None] * self.A
+
+    def sample_grad(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Mean per-sample gradient over the indices ``idx`` (..., n, b) of each client: (..., n, p)."""
+        idx = np.asarray(idx)
+        A_sel = self.A[np.arange(self.n)[:, None], idx]  # (..., n, b, p)
+        r = np.einsum("...ikp,...ip->...ik", A_sel, X) - self.b[np.arange(self.n)[:, None], idx]
+        return np.einsum("...ik,...ikp->...ip", r, A_sel) / idx.shape[-1]
 
     # ---- the Problem interface ----
     def client_values(self, X: np.ndarray) -> np.ndarray:
@@ -44,12 +71,20 @@ class LeastSquares:
     def grad(self, X: np.ndarray) -> np.ndarray:
         return np.einsum("ipq,...iq->...ip", self.hessians, X) - self.linear
 
+    def hess(self, X: np.ndarray) -> np.ndarray:
+        """Hessians of the f_i at X (..., n, p): (..., n, p, p) (constant H_i)."""
+        return np.broadcast_to(self.hessians, (*np.shape(X)[:-2], self.n, self.p, self.p))
+
     def f(self, x: np.ndarray) -> np.ndarray:
-        X = np.broadcast_to(np.asarray(x)[..., None, :], (*np.shape(x)[:-1], self.n, self.p))
-        return self.client_values(X).mean(axis=-1)
+        x = np.asarray(x, dtype=float)
+        return 0.5 * np.einsum("...p,pq,...q->...", x, self._H, x) - x @ self._h + self.offsets.mean()
 
     def grad_f(self, x: np.ndarray) -> np.ndarray:
-        return np.einsum("pq,...q->...p", self.hessians.mean(axis=0), x) - self.linear.mean(axis=0)
+        return np.einsum("pq,...q->...p", self._H, x) - self._h
+
+    def hess_f(self, x: np.ndarray) -> np.ndarray:
+        """Hessian of f, (p, p) (constant)."""
+        return self._H.copy()
 
     def psi(self, x: np.ndarray) -> np.ndarray:
         return self.f(x) + self.phi.value(x)
@@ -57,42 +92,51 @@ class LeastSquares:
     @property
     def constants(self) -> dict[str, Constant]:
         eig_i = np.linalg.eigvalsh(self.hessians)
-        eig = np.linalg.eigvalsh(self.hessians.mean(axis=0))
+        mu = float(np.linalg.eigvalsh(self._H)[0])
         sol = self.solution()
         g_i = self.grad(np.broadcast_to(sol.x_star, (self.n, self.p)))
         zeta2 = float(np.mean(np.sum((g_i - g_i.mean(axis=0)) ** 2, axis=-1)))
         return {
-            "L": Constant(float(eig_i.max()), "exact", "max_i lambda_max(A_i^T A_i / m)"),
-            "rho_f": Constant(0.0, "exact", "f is convex"),
-            "rho": Constant(float(self.phi.rho), "exact", "weak convexity of phi"),
-            "mu": Constant(float(eig.min()), "exact", "lambda_min of the Hessian of f"),
-            "zeta2": Constant(zeta2, "exact", "(1/n) sum ||grad f_i(x*) - grad f(x*)||^2 at the certified x*"),
+            "L": Constant(float(eig_i.max()), "exact", "max_i lambda_max(A_i^T A_i / m): the Hessian is constant"),
+            "rho": Constant(float(self.phi.rho), "exact", f"weak convexity of phi = {self.phi.name}"),
+            "rho_f": Constant(0.0, "exact", "f is convex (quadratic)"),
+            "mu": Constant(max(mu, 0.0), "exact", "lambda_min((1/n) sum_i A_i^T A_i / m): strong convexity of f"),
+            "zeta2": Constant(
+                zeta2,
+                "exact" if sol.extra.get("global") else "estimate",
+                f"(1/n) sum ||grad f_i(x*) - grad f(x*)||^2 at the certified x* (residual {sol.residual:.1e})",
+            ),
         }
 
-    def solution(self, tol: float = 1e-13, max_iter: int = 200_000) -> Solution:
-        """x* by accelerated proximal gradient (FISTA) with restarts, certified by the natural residual."""
-        if self._solution is None:
-            H = self.hessians.mean(axis=0)
-            ev = np.linalg.eigvalsh(H)
-            L, mu = float(ev.max()), float(ev.min())
-            gamma = 1.0 / L
-            if self.phi.rho == 0.0 and isinstance(self.phi, Zero) and mu > 0:
-                x = np.linalg.solve(H, self.linear.mean(axis=0))
+    def solution(self) -> Solution:
+        """x* and psi*, certified by the natural residual at gamma = 1/L (or 1/(2 rho) if smaller).
+
+        phi = 0 with mu > 0: a linear solve plus one step of iterative refinement. Otherwise the shared solver
+        (restarted FISTA, or proximal gradient when phi is weakly convex, then a proximal-Newton polish).
+        ``extra["global"]`` is True when psi is convex or (mu - rho)-strongly convex, so x* is a global minimiser.
+        """
+        if self._solution is None or self._solved_for is not self.phi:  # phi may be replaced after construction
+            ev = np.linalg.eigvalsh(self._H)
+            L, mu = float(ev[-1]), float(ev[0])
+            rho = float(self.phi.rho)
+            is_global = rho == 0.0 or mu > rho
+            if is_zero(self.phi) and mu > 0:
+                x = np.linalg.solve(self._H, self._h)
+                x = x - np.linalg.solve(self._H, self.grad_f(x))  # iterative refinement
+                gamma = certificate_gamma(L, rho)
+                res, method = residual_norm(self.grad_f, self.phi, x, gamma), "linear solve with refinement"
             else:
-                x = np.zeros(self.p)
-                y, t = x.copy(), 1.0
-                for _ in range(max_iter):
-                    x_new = self.phi.prox(y - gamma * self.grad_f(y), gamma)
-                    if np.linalg.norm(x_new - y) <= tol * max(1.0, np.linalg.norm(x_new)):
-                        x = x_new
-                        break
-                    t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-                    y = x_new + ((t - 1) / t_new) * (x_new - x)
-                    if np.dot(y - x_new, x_new - x) > 0:  # adaptive restart
-                        y, t_new = x_new.copy(), 1.0
-                    x, t = x_new, t_new
-            res = float(np.linalg.norm(natural_residual(self, x, gamma)))
-            self._solution = Solution(x, float(self.psi(x)), res, gamma, method="FISTA with restart")
+                out = solve_composite(self.f, self.grad_f, self.hess_f, self.phi, L, np.zeros(self.p))
+                x, res, gamma, method = out.x, out.residual, out.gamma, out.method
+            self._solution = Solution(
+                x,
+                float(self.psi(x)),
+                res,
+                gamma,
+                method=method,
+                extra={"global": is_global, "psi_star_kind": "exact" if is_global else "estimate"},
+            )
+            self._solved_for = self.phi
         return self._solution
 
 
@@ -105,7 +149,11 @@ def heterogeneous_least_squares(
     seed: int = 0,
 ) -> LeastSquares:
     """A seeded heterogeneous instance: client i's features are shifted by ``heterogeneity * u_i`` and its
-    targets come from its own model ``x_true + heterogeneity * v_i``."""
+    targets come from its own model ``x_true + heterogeneity * v_i``.
+
+    The random draws do not depend on ``heterogeneity`` (it only scales them), so two instances with the same
+    seed differ only in how heterogeneous they are. ``heterogeneity = 0`` gives i.i.d. clients.
+    """
     check_int("n", n)
     check_int("p", p)
     check_int("m", m)
@@ -117,3 +165,77 @@ def heterogeneous_least_squares(
     models = x_true + heterogeneity * rng.standard_normal((n, p)) / np.sqrt(p)
     b = np.einsum("ikp,ip->ik", A, models) + 0.1 * rng.standard_normal((n, m))
     return LeastSquares(A, b, phi if phi is not None else Zero())
+
+
+def lasso(
+    n: int = 10,
+    p: int = 20,
+    m: int = 30,
+    heterogeneity: float = 1.0,
+    weight: float = 0.05,
+    seed: int = 0,
+) -> LeastSquares:
+    """Heterogeneous least squares with phi = weight * ||x||_1 (the PL example of both papers)."""
+    check_positive("weight", weight, strict=False)
+    prob = heterogeneous_least_squares(n, p, m, heterogeneity, L1(weight), seed)
+    prob.name = "lasso"
+    return prob
+
+
+def _weakly_convex_ls(phi_cls: type, n: int, p: int, m: int, heterogeneity: float, seed: int, **phi_params: float) -> LeastSquares:
+    prob = heterogeneous_least_squares(n, p, m, heterogeneity, None, seed)
+    prob.phi = phi_cls(**phi_params)
+    prob.name = f"least_squares_{prob.phi.name}"
+    return prob
+
+
+def least_squares_mcp(
+    n: int = 10,
+    p: int = 20,
+    m: int = 30,
+    heterogeneity: float = 1.0,
+    lam: float = 0.05,
+    theta: float | None = None,
+    seed: int = 0,
+) -> LeastSquares:
+    """Heterogeneous least squares with phi = MCP(lam, theta), rho = 1/theta (weakly convex regulariser).
+
+    ``theta = None`` picks theta = 2/mu, so that rho = mu/2 and psi is (mu/2)-strongly convex: x* is then the
+    unique global minimiser and its certificate is global. A smaller theta gives a genuinely nonconvex psi,
+    whose ``solution()`` is a certified stationary point (``extra['psi_star_kind']`` = estimate).
+    """
+    from algorithms.regularizers import MCP
+
+    check_positive("lam", lam, strict=False)
+    if theta is None:
+        mu = float(np.linalg.eigvalsh(heterogeneous_least_squares(n, p, m, heterogeneity, None, seed)._H)[0])
+        if mu <= 0:
+            raise ValueError("theta must be given when f is not strongly convex (mu = 0)")
+        theta = 2.0 / mu
+    check_positive("theta", theta)
+    return _weakly_convex_ls(MCP, n, p, m, heterogeneity, seed, lam=lam, theta=theta)
+
+
+def least_squares_scad(
+    n: int = 10,
+    p: int = 20,
+    m: int = 30,
+    heterogeneity: float = 1.0,
+    lam: float = 0.05,
+    a: float | None = None,
+    seed: int = 0,
+) -> LeastSquares:
+    """Heterogeneous least squares with phi = SCAD(lam, a), rho = 1/(a - 1).
+
+    ``a = None`` picks a = 1 + 2/mu, so that rho = mu/2 and psi is (mu/2)-strongly convex (see
+    ``least_squares_mcp``).
+    """
+    from algorithms.regularizers import SCAD
+
+    check_positive("lam", lam, strict=False)
+    if a is None:
+        mu = float(np.linalg.eigvalsh(heterogeneous_least_squares(n, p, m, heterogeneity, None, seed)._H)[0])
+        if mu <= 0:
+            raise ValueError("a must be given when f is not strongly convex (mu = 0)")
+        a = 1.0 + 2.0 / mu
+    return _weakly_convex_ls(SCAD, n, p, m, heterogeneity, seed, lam=lam, a=a)

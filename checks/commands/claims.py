@@ -1,0 +1,110 @@
+"""``fedbounds claims``: list the papers' claims with their provenance, status and dependencies.
+
+Default output is a table (id, label, status, short statement, depends on); ``--latex`` prints each claim's
+LaTeX, ``--json`` a JSON list of the claims (:meth:`theory.claims.Claim.to_dict`). ``--paper`` and
+``--status`` filter; ``--id`` shows one claim in full.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from theory.claims import PAPERS, Claim, Status
+
+STATUSES = tuple(s.value for s in Status)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``fedbounds claims``."""
+    parser.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's claims (errata included)")
+    parser.add_argument("--status", help=f"only claims with this status: {', '.join(STATUSES)}")
+    parser.add_argument("--id", dest="claim_id", metavar="ID", help="show one claim in full")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--latex", action="store_true", help="print each claim as LaTeX")
+    out.add_argument("--json", action="store_true", help="print the claims as JSON")
+    parser.add_argument("--width", type=int, default=60, help="width of the statement column (default 60)")
+
+
+def _select(args: argparse.Namespace) -> list[Claim]:
+    from theory import registry
+
+    if args.status is not None and args.status not in STATUSES:
+        raise ValueError(f"unknown --status {args.status!r}; use one of {', '.join(STATUSES)}")
+    if args.claim_id is not None:
+        claims = [registry.get_claim(args.claim_id)]
+    elif args.paper is not None:
+        claims = registry.claims_by_paper(args.paper)
+    else:
+        claims = registry.all_claims()
+    if args.status is not None:
+        claims = [c for c in claims if c.status.value == args.status]
+    return claims
+
+
+def _table(claims: list[Claim], width: int) -> str:
+    rows = [("id", "label", "status", "statement", "depends on")]
+    for c in claims:
+        rows.append((c.id, c.label, c.status.value, c.short(width), ", ".join(c.depends_on) or "-"))
+    widths = [max(len(r[k]) for r in rows) for k in range(4)]
+    lines = []
+    for i, r in enumerate(rows):
+        lines.append("  ".join(r[k].ljust(widths[k]) for k in range(4)) + "  " + r[4])
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * len(r[4]))
+    return "\n".join(lines)
+
+
+def _full(c: Claim) -> str:
+    prov = c.provenance
+    lines = [
+        f"{c.id}: {c.title}",
+        f"  paper:      {prov.paper}",
+        f"  label:      {c.label}",
+        f"  status:     {c.status.value}",
+        f"  source:     {prov.source}",
+    ]
+    if prov.note:
+        lines.append(f"  note:       {prov.note}")
+    lines.append(f"  statement:  {c.statement or c.title}")
+    if c.conclusion is not None:
+        lines.append(f"  formula:    {c.quantity} {c.relation} {c.conclusion}")
+    if c.hypotheses:
+        lines.append(f"  hypotheses: {'; '.join(str(h) for h in c.hypotheses)}")
+    if c.unknowns:
+        lines.append(f"  unknowns:   {', '.join(s.name for s in c.unknowns)}")
+    lines.append(f"  depends on: {', '.join(c.depends_on) or '-'}")
+    if c.proof:
+        lines.append(f"  proof:      {', '.join('theory.proofs.' + p for p in c.proof)}")
+    if c.evidence:
+        lines.append(f"  evidence:   [{', '.join(c.evidence_kinds)}] {c.evidence}")
+    lines.append(f"  latex:      {c.latex()}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the selected claims; 0 on success (bad options raise ValueError: exit 2 via the dispatcher)."""
+    claims = _select(args)
+    try:
+        _print(args, claims)
+    except BrokenPipeError:  # ``fedbounds claims | head``: stop quietly
+        sys.stdout = open(os.devnull, "w")  # swallow the interpreter's final flush
+    return 0
+
+
+def _print(args: argparse.Namespace, claims: list[Claim]) -> None:
+    if args.json:
+        json.dump([c.to_dict() for c in claims], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.latex:
+        for c in claims:
+            print(f"% {c.id} ({c.label}; {c.status.value})")
+            print(c.latex())
+            print()
+    elif args.claim_id is not None:
+        print(_full(claims[0]))
+    else:
+        print(_table(claims, args.width))
+        print(f"\n{len(claims)} claims")

@@ -1,0 +1,172 @@
+"""Shared pieces of the FedNMap checks: the instances, Theorem 5's parameters (from the theory layer's
+expressions), the oracle, cached runs and the round checkpoints.
+
+Instances (all heterogeneous least squares, seeded, with L, mu exact from eigenvalues):
+
+* ``lasso``: phi = w ||x||_1 (rho = 0), the PL example of the paper (Assumption 4, "Typical examples include
+  Lasso regression"); not linear-Gaussian, so Monte Carlo;
+* ``mcp``: phi = MCP (rho = 1/theta > 0), weakly convex; f is mu-strongly convex with mu > rho, so psi is
+  (mu - rho)-strongly convex and satisfies the proximal-PL inequality (2) with constant mu - rho;
+* ``ridge``: phi = w/2 ||x||^2, linear-Gaussian, so expectations are exact (``algorithms.exact``).
+
+Clients have well-conditioned features (rows N(0, I)) and their own target models (heterogeneity), so
+zeta^2 > 0 while L / mu stays small: the paper's 1/100 factors make steps tiny, and a small condition
+number keeps the number of rounds affordable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from checks.formulas import evaluate
+from theory import fednmap_core as fc
+from theory import symbols as S
+
+__all__ = [
+    "FedNMapSetup",
+    "cached",
+    "checkpoints",
+    "gaussian_oracle",
+    "make_instance",
+    "pl_constant",
+    "theorem5_parameters",
+]
+
+
+class _GaussianOracleStandIn:
+    """The contract's additive Gaussian oracle, used only while ``algorithms.oracles`` does not exist:
+    g = grad f_i(x) + xi, xi ~ N(0, (sigma2/p) I), one draw per call on the full stack."""
+
+    def __init__(self, sigma2: float) -> None:
+        self.sigma2 = float(sigma2)
+
+    def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.standard_normal(shape) * np.sqrt(self.sigma2 / shape[-1])
+
+    def sample(self, problem, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return problem.grad(X) + self.noise(rng, np.shape(X))
+
+
+_GaussianOracleStandIn.__name__ = "GaussianOracle"  # exact mode recognises the contract's class by name
+
+
+def gaussian_oracle(sigma2: float):
+    """The additive Gaussian oracle of Assumption 1 (E||g - grad f_i||^2 = sigma2 exactly)."""
+    try:
+        from algorithms.oracles import GaussianOracle
+    except ModuleNotFoundError as err:  # the foundation stream's module not there yet
+        if err.name != "algorithms.oracles":
+            raise
+        return _GaussianOracleStandIn(sigma2)
+    return GaussianOracle(sigma2=float(sigma2))
+
+
+def make_instance(kind: str, *, n: int = 4, p: int = 5, m: int = 200, heterogeneity: float = 0.5, hessian_het: float = 0.0,
+                  seed: int = 0):
+    """A seeded heterogeneous least-squares instance with phi given by ``kind`` (lasso | mcp | ridge | smooth).
+
+    f_i(x) = (1/(2m)) ||A_i x - b_i||^2 with A_i rows ~ N(0, s_i I_p) (so H_i ~ s_i I and L/mu ~ 1.5 when all
+    s_i = 1) and b_i = A_i (x_true + heterogeneity * v_i) + noise, so client minimisers differ (zeta^2 > 0).
+    ``hessian_het`` spreads the curvatures s_i linearly over [1 - h, 1 + h] (mean 1): with equal Hessians
+    the client drift of uncorrected local steps cancels to first order, with unequal ones it does not.
+    """
+    from algorithms.instances.least_squares import LeastSquares
+    from algorithms.regularizers import L1, MCP, SquaredL2, Zero
+
+    rng = np.random.default_rng([seed, 7919])
+    A = rng.standard_normal((n, m, p)) * np.sqrt(1.0 + hessian_het * np.linspace(-1.0, 1.0, n))[:, None, None]
+    x_true = rng.standard_normal(p) * (rng.random(p) < 0.6)
+    models = x_true + heterogeneity * rng.standard_normal((n, p))
+    b = np.einsum("ikp,ip->ik", A, models) + 0.1 * rng.standard_normal((n, m))
+    phis = {
+        "lasso": lambda: L1(0.1),
+        "mcp": lambda: MCP(lam=0.1, theta=4.0),
+        "ridge": lambda: SquaredL2(0.1),
+        "smooth": lambda: Zero(),
+    }
+    if kind not in phis:
+        raise ValueError(f"instance kind must be one of {sorted(phis)}, got {kind!r}")
+    prob = LeastSquares(A, b, phis[kind]())
+    prob.name = f"{kind}(n={n},p={p},het={heterogeneity},hhet={hessian_het},seed={seed})"
+    return prob
+
+
+def pl_constant(problem) -> float:
+    """The proximal-PL constant mu of psi (Assumption 4) for a least-squares instance: psi is
+    (mu_f - rho)-strongly convex (mu_f = strong convexity of f), and a strongly convex function satisfies (2)
+    with its modulus. ValueError when mu_f <= rho (no PL constant known)."""
+    c = problem.constants
+    mu_f, rho = c["mu"].value, c["rho"].value
+    if mu_f <= rho:
+        raise ValueError(f"instance {problem.name}: mu_f = {mu_f:g} <= rho = {rho:g}, no PL constant")
+    return mu_f - rho
+
+
+@dataclass(frozen=True)
+class FedNMapSetup:
+    """Parameters of a FedNMap run and the constants they were derived from."""
+
+    gamma: float
+    eta_hat: float
+    eta_a: float
+    eta_s: float
+    Q: int
+    m: int
+    L: float
+    rho: float
+    eta_hat_max: float
+    eta_a_max: float
+    gamma_max: float
+
+    def params(self, **extra: object) -> dict:
+        return {"gamma": self.gamma, "eta_a": self.eta_a, "eta_s": self.eta_s, "Q": self.Q, **extra}
+
+    def values(self) -> dict[sp.Symbol, float]:
+        """Numeric values of the theory symbols for this setup."""
+        return {S.gamma: self.gamma, S.eta_hat: self.eta_hat, S.eta_a: self.eta_a, S.eta_s: self.eta_s, S.Q: self.Q, S.m: self.m,
+                S.L: self.L, S.rho: self.rho}
+
+
+_ETA_S = sp.solve(sp.Eq(fc.eta_hat_definition, S.eta_hat), S.eta_s)[0]
+
+
+def theorem5_parameters(L: float, rho: float, *, Q: int, m: int = 1, frac: float = 1.0, gamma_frac: float = 1.0,
+                        eta_a_frac: float | None = None) -> FedNMapSetup:
+    """Step sizes at ``frac`` times the largest that Theorem 5's conditions allow (theory.fednmap_core:
+    gamma <= 1/(5(rho+L)), eta_hat <= (1-gamma rho)/(100 m sqrt(L^2+1/gamma^2)), eta_a <= (1-gamma rho)/(100 Q
+    sqrt(m(L^2+1/gamma^2)))); eta_s from eta_hat = eta_s eta_a Q (reconstruction section 2.4). ``frac`` > 1
+    gives steps past the conditions (negative controls, tightness search)."""
+    vals: dict[sp.Symbol, float] = {S.L: L, S.rho: rho, S.Q: Q, S.m: m}
+    gamma_max = evaluate(fc.theorem5_conditions[S.gamma], vals)
+    gamma = gamma_frac * gamma_max
+    vals[S.gamma] = gamma
+    eta_hat_max = evaluate(fc.theorem5_conditions[S.eta_hat], vals)
+    eta_a_max = evaluate(fc.theorem5_conditions[S.eta_a], vals)
+    eta_hat = frac * eta_hat_max
+    eta_a = (frac if eta_a_frac is None else eta_a_frac) * eta_a_max
+    eta_s = evaluate(_ETA_S, {S.eta_hat: eta_hat, S.eta_a: eta_a, S.Q: Q})
+    return FedNMapSetup(gamma, eta_hat, eta_a, eta_s, Q, m, L, rho, eta_hat_max, eta_a_max, gamma_max)
+
+
+def checkpoints(T: int, k: int = 40) -> np.ndarray:
+    """About ``k`` rounds in [0, T], log-spaced (0 and T included): where a bound is compared."""
+    pts = np.unique(np.concatenate([[0], np.round(np.geomspace(1, max(T, 1), k)).astype(int), [T]]))
+    return pts[pts <= T]
+
+
+_CACHE: dict[tuple, object] = {}
+
+
+def cached(key: tuple, make: Callable[[], object]) -> object:
+    """Memoise an expensive run within the process (checks of one suite share trajectories)."""
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def clear_cache() -> None:
+    _CACHE.clear()

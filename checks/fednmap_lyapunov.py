@@ -1,0 +1,139 @@
+"""The reconstructed FedNMap Lyapunov function (theory.fednmap_core.lyapunov, [I]) against trajectories.
+
+``fednmap.lyapunov``: L_t = psi(x_t) - psi* + (gamma C_0/2) ||F_nor(z_t)||^2 + C_c (1/n) sum_i ||c_{i,t} +
+grad f_i(x_t) - grad f(x_t)||^2 (C_0, C_c lost with the text). Theorem 8 follows from the per-window decrease
+E[L_{t+m}] <= (1 - m kappa) E[L_t] + m kappa floor, kappa = 2 eta_hat mu/(9 (1 + gamma mu C_0)) (the claim's
+``window_bound``). Checked on windows of m rounds along Monte Carlo trajectories (paired replicas) at
+C_0 = C_c = 0 (the strictest reading) and at C_0 = C_c = 1. Also measured: the smallest C_0 for which
+Theorem 8's bound (with E[L_0] = psi(x_0) - psi* + (gamma C_0/2)||F_nor(z_0)||^2) holds on each instance (a
+measured stand-in for the lost constant; the bound grows with C_0, so it is 0 whenever the strictest form holds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checks.fednmap_checks import SIGMA2, _start, theorem8_curve, theorem8_values
+from checks.fednmap_common import cached, checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
+from checks.formulas import evaluate
+from checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from checks.stats import mean_ci
+from checks.verdict import compare
+from theory import fednmap_core as fc
+from theory import symbols as S
+
+#: window length m of the Lyapunov check (Theorem 5's conditions are taken at this m)
+WINDOW = 4
+
+
+def lyapunov_run(problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float) -> dict[str, np.ndarray]:
+    """psi gap, ||F_nor||^2 and the correction error corr_err at every round, shape (rounds + 1, R) each (cached)."""
+    from algorithms.run import run
+
+    def make() -> dict[str, np.ndarray]:
+        corr = []
+
+        def corr_err(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+            X = np.broadcast_to(x[:, None, :], (x.shape[0], problem.n, problem.p))
+            gi = problem.grad(X)
+            d = c + gi - gi.mean(axis=1, keepdims=True)
+            return np.einsum("rip,rip->ri", d, d).mean(axis=1)
+
+        z0 = np.broadcast_to(params["z0"], (replicas, problem.p))
+        corr.append(corr_err(problem.phi.prox(z0, params["gamma"]), np.zeros((replicas, problem.n, problem.p))))
+        traj = run("fednmap", problem, params, rounds=rounds, replicas=replicas, seed=seed, oracle=gaussian_oracle(sigma2),
+                   metrics=("psi_gap", "normal_map_sq"), callback=lambda t, st: corr.append(corr_err(st.x, st.c)))
+        traj.raise_if_diverged()
+        return {"psi_gap": traj.metrics["psi_gap"], "Fnor2": traj.metrics["normal_map_sq"], "corr_err": np.asarray(corr)}
+
+    key = ("lyap", problem.name, repr(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2)
+    return cached(key, make)  # type: ignore[return-value]
+
+
+def lyapunov_values(data: dict[str, np.ndarray], gamma: float, C0: float, Cc: float) -> np.ndarray:
+    """L_t per round and replica from the theory layer's expression."""
+    f = {S.gamma: gamma, S.C_0: C0, S.C_c: Cc}
+    # L_t is affine in the three measured quantities; evaluate its coefficients once through the theory expression
+    a = evaluate(fc.lyapunov, {**f, S.psi_gap: 1.0, S.Fnor2: 0.0, S.corr_err: 0.0})
+    b = evaluate(fc.lyapunov, {**f, S.psi_gap: 0.0, S.Fnor2: 1.0, S.corr_err: 0.0})
+    c = evaluate(fc.lyapunov, {**f, S.psi_gap: 0.0, S.Fnor2: 0.0, S.corr_err: 1.0})
+    return a * data["psi_gap"] + b * data["Fnor2"] + c * data["corr_err"]
+
+
+def _window_verdict(problem, setup, data, *, C0: float, Cc: float, sigma2: float, level: float, scale: float, name: str):
+    L = lyapunov_values(data, setup.gamma, C0, Cc)  # (T + 1, R)
+    T = L.shape[0] - 1
+    starts = np.unique(np.concatenate([np.arange(0, min(T - WINDOW, 8 * WINDOW) + 1, WINDOW),
+                                       checkpoints(T - WINDOW, 30)]))
+    vals = {**setup.values(), S.mu: pl_constant(problem), S.sigma2: sigma2, S.n: problem.n, S.C_0: C0, S.m: WINDOW}
+    factor = evaluate(fc.lyapunov_window_factor, vals)
+    noise = evaluate(fc.lyapunov_window_noise, vals)
+    # E[L_{t+m} - factor L_t] <= noise (paired per replica); bound / 10 as the negative control scales the whole right side
+    samples = (L[starts + WINDOW] - scale * factor * L[starts]).T
+    v = compare("fednmap.lyapunov", name, samples, np.full(starts.size, scale * noise), exact=False, level=level,
+                details={"C_0": C0, "C_c": Cc, "m": WINDOW, "window_factor": factor, "window_noise": noise,
+                         "quantity": "E[L_{t+m} - window_factor L_t] against window_noise, windows starting at log-spaced t"})
+    return v, starts, L
+
+
+@register("fednmap.lyapunov", title="Reconstructed Lyapunov function: E[L_{t+m}] <= (1 - m kappa) E[L_t] + m kappa floor; smallest C_0",
+          label="Section 4 / Appendix C.2", status="reconstructed", family="fednmap")
+def check_lyapunov(ctx: CheckContext) -> CheckResult:
+    """Windows of m = WINDOW rounds on Lasso and MCP (Monte Carlo), steps at Theorem 5's maxima for that m;
+    (C_0, C_c) = (0, 0) and (1, 1). Negative control: the right-hand side / 10. Tightness: the smallest C_0
+    for Theorem 8's bound per instance."""
+    prof = ctx.profile
+    T = prof.rounds(int(prof.get("fednmap.lyapunov", "T", 1500)))
+    res = CheckResult("fednmap.lyapunov")
+    plot = Plot("lyapunov", f"FedNMap: E[L_t] (C_0 = C_c = 0) and the window bound (m = {WINDOW})", "round t", "E[L_t]")
+    c0_star: dict[str, float] = {}
+    for kind in ("lasso", "mcp"):
+        ctx.tick(f"lyapunov {kind}")
+        problem = make_instance(kind, seed=ctx.seed)
+        c = problem.constants
+        setup = theorem5_parameters(c["L"].value, c["rho"].value, Q=2, m=WINDOW)
+        z0, gap0 = _start(problem, setup.gamma, 1.0, ctx.seed)
+        data = lyapunov_run(problem, setup.params(z0=z0), rounds=T, replicas=int(prof.replicas), seed=ctx.seed, sigma2=SIGMA2)
+        for C0, Cc in ((0.0, 0.0), (1.0, 1.0)):
+            v, starts, L = _window_verdict(problem, setup, data, C0=C0, Cc=Cc, sigma2=SIGMA2, level=prof.level, scale=1.0,
+                                           name=f"{kind}, C_0 = {C0:g}, C_c = {Cc:g}")
+            res.verdicts.append(v)
+            if C0 == 0.0:
+                m_ = mean_ci(L.T, level=prof.level)[0]
+                plot.curves.append(Curve(f"{kind}: E[L_t]", list(range(L.shape[0])), m_.tolist()))
+                nxt = v.details["window_factor"] * m_[starts] + v.details["window_noise"]
+                plot.curves.append(Curve(f"{kind}: window bound on E[L_(t+m)]", (starts + WINDOW).tolist(), nxt.tolist(), role="bound"))
+        if kind == "lasso":
+            neg, _, _ = _window_verdict(problem, setup, data, C0=0.0, Cc=0.0, sigma2=SIGMA2, level=prof.level, scale=0.1,
+                                        name="lasso, right-hand side / 10")
+            res.negatives.append(neg.with_details(control="window bound / 10 (lasso, C_0 = C_c = 0)"))
+        c0_star[kind] = smallest_C0(problem, setup, data, gap0, level=prof.level)
+    res.plots.append(plot)
+    res.tightness = {"smallest_C0_for_theorem8": c0_star, "window_m": WINDOW,
+                     "note": "C_0 = 0 already makes Theorem 8's bound hold (its bound grows with C_0), so the stand-in is 0"}
+    res.notes.append(f"smallest C_0 for Theorem 8's bound (Lyapunov E[L_0] with C_c = 0): {c0_star}")
+    return res
+
+
+def smallest_C0(problem, setup, data, gap0: float, *, level: float) -> float:
+    """The smallest C_0 >= 0 (bisection on [0, 1e6]) for which every upper confidence bound of E[psi(x_t)] - psi*
+    lies below Theorem 8's bound with E[L_0] = psi gap + (gamma C_0/2) ||F_nor(z_0)||^2 (C_c = 0); inf if none."""
+    gaps = data["psi_gap"]
+    ts = checkpoints(gaps.shape[0] - 1, 40)
+    _, _, hi = mean_ci(gaps[ts].T, level=1 - (1 - level) / ts.size)
+    F0 = float(data["Fnor2"][0].mean())
+
+    def ok(C0: float) -> bool:
+        EL0 = float(lyapunov_values({"psi_gap": np.array(gap0), "Fnor2": np.array(F0), "corr_err": np.array(0.0)}, setup.gamma, C0, 0.0))
+        bound = theorem8_curve(theorem8_values(problem, setup, sigma2=SIGMA2, EL0=EL0, C0=C0), ts)
+        return bool(np.all(hi <= bound))
+
+    if ok(0.0):
+        return 0.0
+    lo, hi_c = 0.0, 1e6
+    if not ok(hi_c):
+        return float("inf")
+    for _ in range(60):
+        mid = 0.5 * (lo + hi_c)
+        lo, hi_c = (lo, mid) if ok(mid) else (mid, hi_c)
+    return hi_c

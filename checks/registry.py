@@ -1,0 +1,212 @@
+"""The catalogue of checks: check id -> the function that runs it, with the claim's provenance.
+
+A check id equals the id of the claim it tests in :mod:`theory.registry` where that claim exists (paper
+label and status are then read from there, so the table shows the theory layer's provenance); otherwise
+the spec's own ``label`` / ``status`` are used. Check modules register themselves with :func:`register`;
+:func:`all_checks` imports them on first use.
+
+Each check returns a :class:`CheckResult`: its verdicts (one per instance or sub-claim), its negative
+controls (each must come out ``violated``; design.md, principle 3), tightness figures, and plots.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from checks.profiles import Profile
+from checks.verdict import VIOLATED, Verdict, combine, to_json_safe, worst_slack
+
+__all__ = [
+    "CheckContext",
+    "CheckResult",
+    "CheckSpec",
+    "Curve",
+    "Plot",
+    "all_checks",
+    "get_check",
+    "register",
+    "select_checks",
+]
+
+#: the modules whose import registers checks, in table order
+CHECK_MODULES = (
+    "checks.fednmap_checks",
+    "checks.fednmap_lyapunov",
+    "checks.speedup",
+    "checks.ds_checks",
+    "checks.errata_checks",
+)
+
+
+@dataclass
+class Curve:
+    """One line of a plot: ``y`` against ``x`` with an optional confidence band; ``role`` is
+    ``observed``, ``bound`` or ``negative`` (a negative control) and sets the style."""
+
+    label: str
+    x: list[float]
+    y: list[float]
+    low: list[float] | None = None
+    high: list[float] | None = None
+    role: str = "observed"
+
+
+@dataclass
+class Plot:
+    """A figure: trajectories against the claimed bound."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    curves: list[Curve] = field(default_factory=list)
+    logx: bool = False
+    logy: bool = True
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a check gets: the budget, the base seed, and a callback for progress messages."""
+
+    profile: Profile
+    seed: int = 0
+    tick: Callable[[str], None] = lambda msg: None
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one check: verdicts, negative controls, tightness, plots, notes."""
+
+    check_id: str
+    verdicts: list[Verdict] = field(default_factory=list)
+    negatives: list[Verdict] = field(default_factory=list)
+    tightness: dict = field(default_factory=dict)
+    plots: list[Plot] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+    error: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """Overall verdict ("error" when the check could not run)."""
+        return "error" if self.error else combine(self.verdicts)
+
+    @property
+    def worst_slack(self) -> float:
+        return worst_slack(self.verdicts)
+
+    @property
+    def negatives_ok(self) -> bool:
+        """Every negative control came out violated (vacuously true without controls)."""
+        return all(v.status == VIOLATED for v in self.negatives)
+
+    @property
+    def instances(self) -> list[str]:
+        return sorted({v.instance for v in self.verdicts})
+
+    def to_dict(self) -> dict:
+        return to_json_safe(
+            {
+                "check_id": self.check_id,
+                "verdict": self.verdict,
+                "worst_slack": self.worst_slack,
+                "negatives_ok": self.negatives_ok,
+                "verdicts": [v.to_dict() for v in self.verdicts],
+                "negatives": [v.to_dict() for v in self.negatives],
+                "tightness": self.tightness,
+                "notes": self.notes,
+                "elapsed_s": self.elapsed,
+                "error": self.error,
+                "plots": [asdict(p) for p in self.plots],
+            }
+        )  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A registered check. ``erratum``: the check demonstrates an erratum, so a ``violated`` verdict is the
+    expected finding (the printed claim fails) and does not fail the suite."""
+
+    check_id: str
+    func: Callable[[CheckContext], CheckResult]
+    title: str
+    label: str
+    status: str
+    erratum: bool = False
+    family: str = ""
+
+    def provenance(self) -> tuple[str, str]:
+        """(paper label, status) from the theory registry where it knows this id, else the spec's own."""
+        try:
+            reg = importlib.import_module("theory.registry")
+            claim = reg.get_claim(self.check_id)
+        except (ImportError, ValueError, KeyError, AttributeError):
+            return self.label, self.status
+        return str(claim.provenance.label), str(claim.status)
+
+    def accepts(self, result: CheckResult) -> bool:
+        """Whether the result lets the suite pass: no error, negative controls violated, and no violated
+        verdict unless this check records an erratum."""
+        if result.error or not result.negatives_ok:
+            return False
+        return self.erratum or result.verdict != str(VIOLATED)
+
+
+_CHECKS: dict[str, CheckSpec] = {}
+_LOADED = False
+
+
+def register(
+    check_id: str, *, title: str, label: str, status: str, erratum: bool = False, family: str = ""
+) -> Callable[[Callable[[CheckContext], CheckResult]], Callable[[CheckContext], CheckResult]]:
+    """Decorator registering ``func(ctx) -> CheckResult`` under ``check_id``."""
+
+    def deco(func: Callable[[CheckContext], CheckResult]) -> Callable[[CheckContext], CheckResult]:
+        _CHECKS[check_id] = CheckSpec(check_id, func, title, label, status, erratum, family or check_id.split(".")[0])
+        return func
+
+    return deco
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    for name in CHECK_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:  # a module not written yet
+            if err.name != name:
+                raise
+    _LOADED = True
+
+
+def all_checks() -> list[CheckSpec]:
+    """Every registered check, in registration order."""
+    _load()
+    return list(_CHECKS.values())
+
+
+def get_check(check_id: str) -> CheckSpec:
+    """The check ``check_id``; a ValueError lists the known ids."""
+    _load()
+    try:
+        return _CHECKS[check_id]
+    except KeyError:
+        raise ValueError(f"unknown claim {check_id!r}; known ids: {', '.join(_CHECKS)}") from None
+
+
+def select_checks(claims: list[str] | None) -> list[CheckSpec]:
+    """The checks named in ``claims`` (an id, or a family prefix such as ``ds``); all when ``None``."""
+    specs = all_checks()
+    if not claims:
+        return specs
+    out: list[CheckSpec] = []
+    for c in claims:
+        hit = [s for s in specs if s.check_id == c] or [s for s in specs if s.check_id.startswith(c + ".")]
+        if not hit:
+            raise ValueError(f"unknown claim {c!r}; known ids: {', '.join(s.check_id for s in specs)}")
+        out.extend(s for s in hit if s not in out)
+    return out

@@ -1,0 +1,122 @@
+"""Reports of the bound-checking suite: the printed table, ``report.json`` and one PNG per claim
+(trajectories against the bound, matplotlib's Agg backend, so no display is needed)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from checks.registry import CheckResult, CheckSpec, Plot
+from checks.verdict import to_json_safe
+
+__all__ = ["format_slack", "format_table", "plot_result", "write_report"]
+
+
+def format_slack(s: float) -> str:
+    """Slack as printed: 3 significant digits, ``inf`` / ``-`` for infinite / undefined."""
+    if s is None or (isinstance(s, float) and math.isnan(s)):
+        return "-"
+    if math.isinf(s):
+        return "inf"
+    return f"{s:.3g}"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    line = "  ".join("-" * w for w in widths)
+    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), line]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
+    """The claims table (claim, paper label, status, verdict, worst slack, instances tried) and the table of
+    negative controls (each must read ``violated``)."""
+    rows = []
+    for spec, res in pairs:
+        label, status = spec.provenance()
+        verdict = res.verdict + ("" if spec.accepts(res) or res.error else " !")
+        if spec.erratum and res.verdict == "violated":
+            verdict += " (erratum)"
+        rows.append([spec.check_id, label, status, verdict, format_slack(res.worst_slack), str(len(res.instances))])
+    text = _table(rows, ["claim", "paper label", "status", "verdict", "worst slack", "instances"])
+    neg_rows = []
+    for spec, res in pairs:
+        for v in res.negatives:
+            ok = "ok" if v.status == "violated" else "FAILED (control passed)"
+            neg_rows.append([spec.check_id, str(v.details.get("control", v.instance)), v.status, format_slack(v.slack), ok])
+    if neg_rows:
+        text += "\n\nNegative controls (each must be violated):\n"
+        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "teeth"])
+    errors = [(s.check_id, r.error) for s, r in pairs if r.error]
+    if errors:
+        text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)
+    return text
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def plot_result(plot: Plot, path: Path) -> Path:
+    """Draw one :class:`Plot` to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    styles = {"observed": {"lw": 1.6}, "bound": {"lw": 1.4, "ls": "--", "color": "k"}, "negative": {"lw": 1.2, "ls": ":"}}
+    for c in plot.curves:
+        x = np.asarray(c.x, dtype=float)
+        y = np.asarray(c.y, dtype=float)
+        kw = dict(styles.get(c.role, {}))
+        if c.role == "bound" and sum(1 for d in plot.curves if d.role == "bound") > 1:
+            kw.pop("color", None)
+        ax.plot(x, y, label=c.label, **kw)
+        if c.low is not None and c.high is not None:
+            ax.fill_between(x, np.asarray(c.low, dtype=float), np.asarray(c.high, dtype=float), alpha=0.2)
+    if plot.logy:
+        ax.set_yscale("log")
+    if plot.logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(plot.xlabel)
+    ax.set_ylabel(plot.ylabel)
+    ax.set_title(plot.title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    if plot.curves:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_report(out: Path, pairs: Sequence[tuple[CheckSpec, CheckResult]], meta: dict) -> tuple[Path, list[Path]]:
+    """Write ``out/report.json`` and ``out/<claim>[__<plot>].png``; returns (json path, png paths)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    pngs: list[Path] = []
+    claims = []
+    for spec, res in pairs:
+        label, status = spec.provenance()
+        d = res.to_dict()
+        d.update({"title": spec.title, "paper_label": label, "status": status, "erratum": spec.erratum, "accepted": spec.accepts(res)})
+        files = []
+        for k, plot in enumerate(res.plots):
+            stem = _safe_name(spec.check_id if k == 0 else f"{spec.check_id}__{plot.name}")
+            p = plot_result(plot, out / f"{stem}.png")
+            pngs.append(p)
+            files.append(p.name)
+        d["plot_files"] = files
+        d.pop("plots", None)
+        claims.append(d)
+    report = {**meta, "claims": claims}
+    path = out / "report.json"
+    path.write_text(json.dumps(to_json_safe(report), indent=1, allow_nan=False))
+    return path, pngs

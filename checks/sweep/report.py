@@ -1,0 +1,361 @@
+"""Turn a sweep store into the linear-speedup figures and CSV tables.
+
+FedNMap's linear speedup (Theorems 5 and 8; Table 1 rates sigma^2/(nQT)): in the noise-dominated regime the
+rounds needed to reach a fixed target fall as 1/(nQ), so log(rounds) against log n (at fixed Q) and against
+log Q (at fixed n) should have slope -1. For every spec in the store this module writes
+
+- ``cells.csv``: one row per stored cell (coordinates, seed, status, rounds to target, final value,
+  divergence round); an unknown number is an empty field, never NaN;
+- ``points.csv``: one row per grid point with the seeds pooled (mean rounds and its two-sided confidence
+  interval), after picking, at every point, the ``tune`` values (e.g. the step size) with the fewest mean
+  rounds among those whose every seed reached the target;
+- ``slopes.csv`` and ``<spec>_rounds_vs_<axis>.png``: rounds against each axis on log-log scales, one line
+  per value of the other axes, with the OLS slope of log rounds on log axis over all seeds and its t-interval
+  (:func:`checks.stats.loglog_slope`), and a reference line of the expected slope; with two or more axes also
+  ``<spec>_rounds_vs_product.png`` (rounds against n*Q, one pooled fit).
+
+A point enters a fit only when every one of its seeds reached the target (a censored or diverged seed would
+bias the mean); the excluded points are counted in ``slopes.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from checks.sweep.spec import SpecError, canonical_json, parse_spec
+from checks.sweep.store import CellRow, Store
+
+__all__ = ["Point", "ReportFiles", "pool_points", "write_report"]
+
+
+@dataclass
+class Point:
+    """A grid point with its seeds pooled (after tuning: the chosen ``tune`` values are in ``coords``)."""
+
+    coords: dict
+    seeds: list[int] = field(default_factory=list)
+    rounds: list[int | None] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)
+    mean: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    candidates: int = 1
+
+    @property
+    def complete(self) -> bool:
+        """Every seed reached the target (the point can enter a fit)."""
+        return bool(self.rounds) and all(r is not None for r in self.rounds)
+
+
+@dataclass
+class ReportFiles:
+    """What :func:`write_report` wrote."""
+
+    cells_csv: Path
+    points_csv: Path
+    slopes_csv: Path
+    figures: list[Path]
+    slopes: list[dict]
+    notes: list[str]
+
+
+def _fmt(v: Any) -> str:
+    """CSV text of a value: empty for None (and for a non-finite float: the CSV never holds NaN)."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ""
+    if isinstance(v, dict | list):
+        return canonical_json(v)
+    return str(v)
+
+
+def _label(coords: dict, keys: Sequence[str]) -> str:
+    return ", ".join(f"{k}={coords[k]:g}" if isinstance(coords[k], int | float) else f"{k}={coords[k]}" for k in keys)
+
+
+def _spec_settings(store: Store) -> dict[str, dict]:
+    """name -> {"grid_keys", "axes", "tune", "expected_slope", "level"} from the latest valid spec text."""
+    out: dict[str, dict] = {}
+    for name, source in store.specs():
+        try:
+            spec = parse_spec(source, source=f"stored spec {name!r}")
+        except SpecError:
+            continue
+        out[name] = {"grid_keys": list(spec.grid), **spec.report}
+    return out
+
+
+def pool_points(rows: Iterable[CellRow], grid_keys: Sequence[str], tune: Sequence[str], level: float = 0.95) -> list[Point]:
+    """Pool the seeds of every grid point, then, for every point of the grid without the ``tune`` keys, keep
+    the candidate with the fewest mean rounds among the complete ones (or, if none is complete, the one with
+    the most seeds that reached the target, marked incomplete)."""
+    from checks.stats import mean_ci
+
+    by_point: dict[str, Point] = {}
+    for row in rows:
+        coords = {k: row.coords[k] for k in grid_keys if k in row.coords}
+        pk = canonical_json(coords)
+        pt = by_point.setdefault(pk, Point(coords=coords))
+        pt.seeds.append(int(row.coords.get("seed", row.config.get("seed", 0))))
+        pt.rounds.append(row.result.get("rounds_to_target"))
+        pt.statuses.append(str(row.result.get("status", "")))
+    for pt in by_point.values():
+        order = np.argsort(pt.seeds, kind="stable")
+        pt.seeds = [pt.seeds[i] for i in order]
+        pt.rounds = [pt.rounds[i] for i in order]
+        pt.statuses = [pt.statuses[i] for i in order]
+        if pt.complete:
+            vals = np.asarray(pt.rounds, dtype=float)
+            if vals.size >= 2:
+                m, lo, hi = mean_ci(vals, level=level, one_sided=False)
+                pt.mean, pt.ci_low, pt.ci_high = float(m), float(lo), float(hi)
+            else:
+                pt.mean = float(vals[0])
+    if not tune:
+        return list(by_point.values())
+    groups: dict[str, list[Point]] = defaultdict(list)
+    for pt in by_point.values():
+        base = {k: v for k, v in pt.coords.items() if k not in tune}
+        groups[canonical_json(base)].append(pt)
+    chosen = []
+    for cands in groups.values():
+        complete = [p for p in cands if p.complete]
+        if complete:
+            best = min(complete, key=lambda p: (p.mean, canonical_json(p.coords)))
+        else:
+            best = max(cands, key=lambda p: (sum(r is not None for r in p.rounds), canonical_json(p.coords)))
+        best.candidates = len(cands)
+        chosen.append(best)
+    return chosen
+
+
+def _fit(points: Sequence[Point], xkey: str | Sequence[str], level: float) -> tuple[Any, int]:
+    """loglog_slope over every seed of the complete points; returns (SlopeFit or None, excluded count)."""
+    from checks.stats import loglog_slope
+
+    keys = [xkey] if isinstance(xkey, str) else list(xkey)
+    xs, ys = [], []
+    excluded = 0
+    for p in points:
+        if not p.complete:
+            excluded += 1
+            continue
+        x = math.prod(float(p.coords[k]) for k in keys)
+        xs.extend([x] * len(p.rounds))
+        ys.extend(float(r) for r in p.rounds)  # type: ignore[arg-type]
+    try:
+        return loglog_slope(np.asarray(xs), np.asarray(ys), level=level), excluded
+    except ValueError:
+        return None, excluded
+
+
+def _plot_axis(spec: str, axis: str | list[str], points: list[Point], settings: dict, out: Path, slopes: list[dict]) -> Path | None:
+    """One figure: rounds against ``axis`` (a grid key, or a list whose product is the x value)."""
+    from matplotlib.figure import Figure
+
+    keys = [axis] if isinstance(axis, str) else list(axis)
+    xname = "*".join(keys)
+    level = settings["level"]
+    others = [k for k in settings["grid_keys"] if k not in keys and k not in settings["tune"]]
+    other_axes = [k for k in others if k in settings["axes"]]
+    panel_keys = [k for k in others if k not in other_axes]
+    series_keys = other_axes
+
+    def key_of(p: Point, ks: Sequence[str]) -> str:
+        return canonical_json({k: p.coords.get(k) for k in ks})
+
+    panels: dict[str, list[Point]] = defaultdict(list)
+    for p in points:
+        panels[key_of(p, panel_keys)].append(p)
+    if not panels:
+        return None
+    xvals = {math.prod(float(p.coords[k]) for k in keys) for p in points}
+    if len(xvals) < 2:
+        return None
+    ncols = min(len(panels), 3)
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(5.2 * ncols, 4.2 * nrows), layout="constrained")
+    axes_grid = fig.subplots(nrows, ncols, squeeze=False)
+    for ax_i, (pk, ppts) in enumerate(sorted(panels.items())):
+        ax = axes_grid.flat[ax_i]
+        panel_coords = json.loads(pk)
+        series: dict[str, list[Point]] = defaultdict(list)
+        for p in ppts:
+            series[key_of(p, series_keys)].append(p)
+        anchor: tuple[float, float] | None = None
+        for sk, spts in sorted(series.items(), key=lambda kv: kv[0]):
+            spts = sorted(spts, key=lambda p: math.prod(float(p.coords[k]) for k in keys))
+            fit, excluded = _fit(spts, keys, level)
+            done = [p for p in spts if p.complete]
+            sc = json.loads(sk)
+            name = _label(sc, series_keys) if series_keys else "all"
+            row = {
+                "spec": spec,
+                "axis": xname,
+                "panel": _label(panel_coords, panel_keys),
+                "series": name,
+                "slope": None if fit is None else fit.slope,
+                "ci_low": None if fit is None else fit.ci_low,
+                "ci_high": None if fit is None else fit.ci_high,
+                "points": len(done),
+                "excluded": excluded,
+                "expected_slope": settings["expected_slope"],
+                "contains_expected": None if fit is None else bool(fit.contains(settings["expected_slope"])),
+            }
+            slopes.append(row)
+            if not done:
+                continue
+            x = np.array([math.prod(float(p.coords[k]) for k in keys) for p in done])
+            y = np.array([p.mean for p in done], dtype=float)
+            lo = np.array([p.ci_low if p.ci_low is not None else p.mean for p in done], dtype=float)
+            hi = np.array([p.ci_high if p.ci_high is not None else p.mean for p in done], dtype=float)
+            yerr = np.vstack([np.clip(y - np.maximum(lo, y * 1e-3), 0, None), np.clip(hi - y, 0, None)])
+            text = name
+            if fit is not None:
+                ci = "" if not math.isfinite(fit.ci_low) else f" [{fit.ci_low:.2f}, {fit.ci_high:.2f}]"
+                text += f": slope {fit.slope:.2f}{ci}"
+            line = ax.errorbar(x, y, yerr=yerr, marker="o", capsize=3, label=text)
+            if fit is not None:
+                xx = np.geomspace(x.min(), x.max(), 20)
+                ax.plot(xx, np.exp(fit.intercept) * xx**fit.slope, ls=":", color=line[0].get_color(), lw=1)
+            if anchor is None or y[0] > anchor[1]:
+                anchor = (float(x[0]), float(y[0]))
+        if anchor is not None:
+            xx = np.geomspace(min(xvals), max(xvals), 20)
+            ref = anchor[1] * (xx / anchor[0]) ** settings["expected_slope"]
+            ax.plot(xx, ref, ls="--", color="0.5", lw=1, label=f"slope {settings['expected_slope']:g} (reference)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(xname)
+        ax.set_ylabel("rounds to target (mean over seeds)")
+        title = _label(panel_coords, panel_keys)
+        if settings["tune"]:
+            title = (title + "; " if title else "") + f"best {', '.join(settings['tune'])}"
+        ax.set_title(title or spec, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes_grid.flat)[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(f"{spec}: rounds to target against {xname} ({int(level * 100)}% CIs)")
+    path = out / f"{spec}_rounds_vs_{'product' if len(keys) > 1 else xname}.png"
+    fig.savefig(path, dpi=110)
+    return path
+
+
+_CELL_COLUMNS = (
+    "status",
+    "rounds_to_target",
+    "target_metric",
+    "target",
+    "final",
+    "best",
+    "rounds_completed",
+    "divergence_round",
+    "divergence_replica",
+    "divergence_reason",
+)
+
+
+def write_report(store_path: str | Path, out_dir: str | Path) -> ReportFiles:
+    """Write ``cells.csv``, ``points.csv``, ``slopes.csv`` and the figures for every spec in the store."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with Store(store_path, readonly=True) as store:
+        rows = list(store.rows())
+        settings_by_spec = _spec_settings(store)
+    if not rows:
+        raise ValueError(f"store {str(store_path)!r} holds no cells")
+
+    by_spec: dict[str, list[CellRow]] = defaultdict(list)
+    for r in rows:
+        by_spec[r.spec].append(r)
+    notes: list[str] = []
+
+    # cells.csv
+    coord_keys: list[str] = []
+    for settings in settings_by_spec.values():
+        coord_keys.extend(k for k in settings["grid_keys"] if k not in coord_keys)
+    for r in rows:
+        for k in r.coords:
+            if k != "seed" and k not in coord_keys:
+                coord_keys.append(k)
+    cells_csv = out / "cells.csv"
+    with cells_csv.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["spec", "key", "algorithm", "instance", *coord_keys, "seed", "rounds", "replicas", *_CELL_COLUMNS, "elapsed_s"])
+        for r in sorted(rows, key=lambda r: (r.spec, canonical_json(r.coords))):
+            w.writerow(
+                [
+                    r.spec,
+                    r.key,
+                    r.config.get("algorithm"),
+                    r.config.get("instance", {}).get("name"),
+                    *(_fmt(r.coords.get(k)) for k in coord_keys),
+                    _fmt(r.coords.get("seed")),
+                    _fmt(r.config.get("rounds")),
+                    _fmt(r.config.get("replicas")),
+                    *(_fmt(r.result.get(c)) for c in _CELL_COLUMNS),
+                    _fmt(round(r.elapsed, 6)),
+                ]
+            )
+
+    # points, slopes, figures
+    figures: list[Path] = []
+    slopes: list[dict] = []
+    point_rows: list[tuple[str, Point, list[str]]] = []
+    for spec_name, srows in sorted(by_spec.items()):
+        settings = settings_by_spec.get(spec_name)
+        if settings is None:
+            grid_keys = [k for k in srows[0].coords if k != "seed"]
+            settings = {"grid_keys": grid_keys, "axes": [k for k in ("n", "Q") if k in grid_keys], "tune": [], "expected_slope": -1.0}
+            settings["level"] = 0.95
+            notes.append(f"{spec_name}: no stored spec; axes {settings['axes']} guessed from the coordinates")
+        pts = pool_points(srows, settings["grid_keys"], settings["tune"], settings["level"])
+        point_rows.extend((spec_name, p, settings["grid_keys"]) for p in pts)
+        drawn = 0
+        for axis in settings["axes"]:
+            path = _plot_axis(spec_name, axis, pts, settings, out, slopes)
+            if path is not None:
+                figures.append(path)
+                drawn += 1
+        if len(settings["axes"]) >= 2 and drawn >= 1:
+            path = _plot_axis(spec_name, list(settings["axes"]), pts, settings, out, slopes)
+            if path is not None:
+                figures.append(path)
+        if drawn == 0:
+            notes.append(f"{spec_name}: no axis with two or more values; no speedup figure")
+        incomplete = sum(not p.complete for p in pts)
+        if incomplete:
+            notes.append(f"{spec_name}: {incomplete} of {len(pts)} points have a seed that did not reach the target (left out of the fits)")
+
+    points_csv = out / "points.csv"
+    with points_csv.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        all_keys = list(dict.fromkeys(itertools.chain.from_iterable(g for _, _, g in point_rows)))
+        w.writerow(["spec", *all_keys, "seeds", "reached", "candidates", "mean_rounds", "ci_low", "ci_high", "statuses"])
+        for spec_name, p, _ in point_rows:
+            reached = sum(r is not None for r in p.rounds)
+            statuses = ";".join(f"{s}:{p.statuses.count(s)}" for s in sorted(set(p.statuses)))
+            coords = [_fmt(p.coords.get(k)) for k in all_keys]
+            w.writerow([spec_name, *coords, len(p.seeds), reached, p.candidates, _fmt(p.mean), _fmt(p.ci_low), _fmt(p.ci_high), statuses])
+
+    slopes_csv = out / "slopes.csv"
+    with slopes_csv.open("w", newline="") as fh:
+        cols = ["spec", "axis", "panel", "series", "slope", "ci_low", "ci_high", "points", "excluded"]
+        cols += ["expected_slope", "contains_expected"]
+        w = csv.writer(fh)
+        w.writerow(cols)
+        for s in slopes:
+            w.writerow([_fmt(s[c]) for c in cols])
+    return ReportFiles(cells_csv, points_csv, slopes_csv, figures, slopes, notes)

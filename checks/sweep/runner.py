@@ -1,0 +1,383 @@
+"""Run the cells of a spec that the store does not hold yet: serially, in local worker processes, or on Dask.
+
+Workers compute, the parent writes: :func:`execute` runs one cell anywhere (a local process, a Dask worker on
+another machine) and returns its result already serialised (canonical JSON + float64 bytes), and only the
+parent process, the one holding the :class:`~checks.sweep.store.Store`, writes it, one transaction per cell,
+as each finishes. Every cell runs with its BLAS limited to one thread, so that a matrix product sums in the
+same order in a pool process, a Dask worker or the serial loop, and the stored bytes agree bit for bit.
+
+At most ``window`` cells are in flight at once, so a killed sweep loses at most those.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import importlib
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json
+from checks.sweep.store import Store, encode_curves
+
+__all__ = ["Outcome", "SweepSummary", "execute", "resolve_cell_function", "run_sweep"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A computed cell, serialised where it ran: ``result`` is canonical JSON, ``curves`` float64 bytes.
+
+    ``error`` is set (and ``result`` empty) when the cell raised a ValueError or ArithmeticError; such a
+    cell is not stored, so a later run retries it.
+    """
+
+    result: str
+    curves: bytes
+    elapsed: float
+    error: str | None = None
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did."""
+
+    spec: str
+    store: str
+    total: int
+    already: int
+    computed: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    backend: str = ""
+
+    @property
+    def remaining(self) -> int:
+        """Cells still missing from the store after this run."""
+        return self.total - self.already - self.computed
+
+    def lines(self) -> list[str]:
+        """A human-readable account, one fact per line."""
+        st = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items())) or "none"
+        out = [
+            f"sweep {self.spec}: {self.total} cells; {self.already} already stored, {self.computed} computed "
+            f"in {self.seconds:.1f} s ({self.backend}); {self.remaining} left",
+            f"computed cells: {st}",
+            f"store: {self.store}",
+        ]
+        for key, message in self.errors[:5]:
+            out.append(f"error in cell {key[:12]}: {message}")
+        if len(self.errors) > 5:
+            out.append(f"... and {len(self.errors) - 5} more errors")
+        return out
+
+
+def resolve_cell_function(path: str) -> Callable[[Mapping[str, Any]], Mapping[str, Any]]:
+    """Import ``"module:function"``; a ValueError names what is missing. If the module defines ``prepare()``,
+    it is called once first (to import what the cell needs before the BLAS thread limit is taken)."""
+    module_name, _, func_name = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cell function {path!r}: cannot import {module_name!r}: {exc}") from None
+    fn = getattr(module, func_name, None)
+    if not callable(fn):
+        raise ValueError(f"cell function {path!r}: {module_name!r} has no function {func_name!r}")
+    if module_name not in _prepared:
+        prepare = getattr(module, "prepare", None)
+        if callable(prepare):
+            prepare()
+        _prepared.add(module_name)
+    return fn
+
+
+_prepared: set[str] = set()
+
+
+def _pack(result: Mapping[str, Any]) -> tuple[str, bytes]:
+    body = dict(result)
+    layout, blob = encode_curves(dict(body.pop("curves", {}) or {}))
+    body["curves"] = layout
+    try:
+        text = canonical_json(body)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cell result is not JSON without NaN/infinity: {exc}") from None
+    return text, blob
+
+
+def execute(config: Mapping[str, Any]) -> Outcome:
+    """Compute one cell (in whatever process this runs) and serialise its result.
+
+    The cell function is ``config["cell"]`` (``"module:function"``) or :func:`checks.sweep.cell.compute_cell`;
+    it runs with BLAS/OpenMP pools limited to one thread. A ValueError or ArithmeticError from it (bad
+    parameters for this cell) is returned as ``Outcome.error``; anything else propagates and stops the sweep.
+    """
+    fn = resolve_cell_function(str(config.get("cell", DEFAULT_CELL)))
+    t0 = time.perf_counter()
+    try:
+        with _one_thread():
+            result = fn(config)
+        text, blob = _pack(result)
+    except (ValueError, ArithmeticError) as exc:
+        return Outcome("", b"", time.perf_counter() - t0, f"{type(exc).__name__}: {exc}")
+    return Outcome(text, blob, time.perf_counter() - t0)
+
+
+_limit_lock = threading.Lock()
+_limit_state: dict[str, Any] = {"depth": 0, "ctx": None}
+
+
+class _one_thread:
+    """BLAS/OpenMP pools limited to one thread (threadpoolctl, which comes with scikit-learn) while any cell
+    runs in this process; reference-counted, so concurrent cells in threads of one Dask worker share it. The
+    loaded libraries are scanned afresh each time (a few ms), so a library imported by an earlier cell is
+    covered too."""
+
+    def __enter__(self) -> None:
+        with _limit_lock:
+            if _limit_state["depth"] == 0:
+                try:
+                    from threadpoolctl import threadpool_limits
+                except ImportError:  # pragma: no cover
+                    _limit_state["ctx"] = None
+                else:
+                    _limit_state["ctx"] = threadpool_limits(limits=1)
+            _limit_state["depth"] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with _limit_lock:
+            _limit_state["depth"] -= 1
+            if _limit_state["depth"] == 0 and _limit_state["ctx"] is not None:
+                _limit_state["ctx"].restore_original_limits()
+                _limit_state["ctx"] = None
+
+
+def _watch_parent() -> None:
+    """Pool initializer: exit when the parent dies (a SIGKILLed sweep must not leave workers behind)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="sweep-parent-watch", daemon=True).start()
+
+
+# ---------------------------------------------------------------------------------------------- backends
+
+
+class _Backend:
+    """submit / wait-for-any / close over some executor."""
+
+    name = "serial"
+    window = 1
+
+    def submit(self, config: dict) -> Any:
+        raise NotImplementedError
+
+    def wait_any(self, futures: Iterable[Any]) -> set[Any]:
+        raise NotImplementedError
+
+    def outcome(self, future: Any) -> Outcome:
+        return future.result()
+
+    def cancel(self, futures: Iterable[Any]) -> None:
+        for f in futures:
+            f.cancel()
+
+    def close(self) -> None:
+        pass
+
+
+class _PoolBackend(_Backend):
+    def __init__(self, processes: int, preload: Iterable[str] = ()) -> None:
+        self.name = f"{processes} local processes"
+        self.window = 2 * processes
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            # workers fork from a server that imported numpy/scipy and the cell module once: no per-worker
+            # import cost, and no fork of this (possibly threaded) parent
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["checks.sweep.runner", "checks.sweep.cell", "checks.speedup", *preload])
+        else:  # pragma: no cover - Windows
+            ctx = multiprocessing.get_context("spawn")
+        self._pool = cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx, initializer=_watch_parent)
+
+    def submit(self, config: dict) -> Any:
+        return self._pool.submit(execute, config)
+
+    def wait_any(self, futures: Iterable[Any]) -> set[Any]:
+        done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
+        return set(done)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _DaskBackend(_Backend):
+    def __init__(self, *, client: Any = None, scheduler: str | None = None, workers: int | None = None) -> None:
+        try:
+            import distributed
+        except ImportError:
+            raise ValueError("--scheduler/--workers need dask.distributed: pip install 'fedbounds[dask]'") from None
+        self._distributed = distributed
+        self._owned: list[Any] = []
+        if client is None:
+            if scheduler is not None:
+                try:
+                    client = distributed.Client(scheduler, timeout="30s")
+                except (OSError, TimeoutError) as exc:
+                    raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}") from None
+                self.name = f"Dask scheduler {scheduler}"
+            else:
+                cluster = distributed.LocalCluster(
+                    n_workers=int(workers or 1), threads_per_worker=1, processes=True, dashboard_address=None
+                )
+                self._owned.append(cluster)
+                client = distributed.Client(cluster)
+                self.name = f"local Dask cluster, {workers} workers"
+            self._owned.insert(0, client)
+        else:
+            self.name = "Dask client"
+        self._client = client
+        threads = sum(client.nthreads().values()) or 1
+        self.window = max(4 * threads, 8)
+
+    def submit(self, config: dict) -> Any:
+        return self._client.submit(execute, config, pure=False)
+
+    def wait_any(self, futures: Iterable[Any]) -> set[Any]:
+        done, _ = self._distributed.wait(list(futures), return_when="FIRST_COMPLETED")
+        return set(done)
+
+    def close(self) -> None:
+        for obj in self._owned:
+            obj.close()
+
+
+# ---------------------------------------------------------------------------------------------- the sweep
+
+
+def _progress(total: int, initial: int, desc: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=desc,
+        unit="cell",
+        file=sys.stderr,
+        disable=not enabled,
+        dynamic_ncols=True,
+        smoothing=0.1,
+    )
+
+
+def run_sweep(
+    spec: Spec,
+    store_path: str | Path,
+    *,
+    processes: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+    progress: bool = True,
+    limit: int | None = None,
+) -> SweepSummary:
+    """Compute every cell of ``spec`` missing from the store at ``store_path``, writing each as it finishes.
+
+    Backend: a Dask ``client`` if given; else ``scheduler`` (a Dask scheduler address); else ``workers`` (a
+    local Dask cluster of that many worker processes); else ``processes`` local worker processes (default:
+    the CPU count), run serially in this process when it is 1. ``limit`` caps the cells computed this time.
+    """
+    t0 = time.perf_counter()
+    cells: dict[str, Cell] = {}
+    for c in spec.iter_cells():
+        cells.setdefault(c.key, c)
+    with Store(store_path) as store:
+        store.add_spec(spec.name, spec.source)
+        done = store.has_keys(cells)
+        todo = [c for k, c in cells.items() if k not in done]
+        if limit is not None:
+            todo = todo[: max(int(limit), 0)]
+        summary = SweepSummary(spec.name, str(store_path), total=len(cells), already=len(done))
+
+        backend: _Backend
+        if client is not None or scheduler is not None or workers is not None:
+            backend = _DaskBackend(client=client, scheduler=scheduler, workers=workers) if todo else _Backend()
+        else:
+            nproc = int(processes or os.cpu_count() or 1)
+            preload = [spec.cell.partition(":")[0]]
+            backend = _PoolBackend(min(nproc, len(todo)), preload) if nproc > 1 and len(todo) > 1 else _Backend()
+        summary.backend = backend.name
+
+        bar = _progress(len(cells), len(done), spec.name, progress)
+        bar.set_postfix(left=len(cells) - len(done), refresh=False)
+
+        def record(cell: Cell, out: Outcome) -> None:
+            if out.error is not None:
+                summary.errors.append((cell.key, out.error))
+            else:
+                store.put(
+                    cell.key,
+                    spec=spec.name,
+                    config=canonical_json(cell.config),
+                    coords=canonical_json(cell.coords),
+                    result=out.result,
+                    curves=out.curves,
+                    elapsed=out.elapsed,
+                )
+                summary.computed += 1
+                status = _status_of(out.result)
+                summary.statuses[status] = summary.statuses.get(status, 0) + 1
+            bar.set_postfix(left=summary.remaining - len(summary.errors), refresh=False)
+            bar.update(1)
+
+        try:
+            if isinstance(backend, _PoolBackend | _DaskBackend):
+                _drive(backend, todo, record)
+            else:
+                for cell in todo:
+                    record(cell, execute(cell.config))
+        finally:
+            bar.close()
+            backend.close()
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _status_of(result_json: str) -> str:
+    import json
+
+    return str(json.loads(result_json).get("status", "done"))
+
+
+def _drive(backend: _Backend, todo: list[Cell], record: Callable[[Cell, Outcome], None]) -> None:
+    """Keep ``backend.window`` cells in flight; record each as it completes."""
+    pending = iter(todo)
+    inflight: dict[Any, Cell] = {}
+
+    def fill() -> None:
+        while len(inflight) < backend.window:
+            cell = next(pending, None)
+            if cell is None:
+                return
+            inflight[backend.submit(cell.config)] = cell
+
+    try:
+        fill()
+        while inflight:
+            for fut in backend.wait_any(inflight):
+                cell = inflight.pop(fut)
+                record(cell, backend.outcome(fut))
+            fill()
+    except BaseException:
+        backend.cancel(inflight)
+        raise

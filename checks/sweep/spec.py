@@ -1,0 +1,694 @@
+"""Sweep specs: a TOML file describing a grid of experiment cells, parsed and validated up front.
+
+A spec names an algorithm, an instance (with its parameters), an oracle, fixed algorithm parameters, and the
+lists to take the Cartesian product over; every point of the product is run once per seed, and each such
+(point, seed) is a *cell*. A cell's configuration is a plain JSON-able dict; its key is the sha256 of its
+canonical JSON (sorted keys, no whitespace, floats written by ``repr`` so that they round-trip exactly), so
+the same configuration and seed always have the same key, whichever spec or machine produced them.
+
+Example (``checks/specs/tiny.toml`` is a complete one)::
+
+    name = "speedup"
+    algorithm = "fednmap"
+    rounds = 400                  # or {base = 40000, per = ["n", "Q"], min = 100, max = 40000}
+    replicas = 8
+    seeds = {start = 0, count = 10}   # or a list [0, 1, 2]
+    metrics = ["psi_gap"]
+
+    [instance]                    # make_instance(name, **rest); the grid may set "n"
+    name = "least_squares"
+    p = 10
+
+    [oracle]                      # make_oracle({...}); omit for the instance's default
+    kind = "gaussian"
+    sigma2 = 1.0
+
+    [params]                      # fixed algorithm parameters
+    gamma = 0.1
+
+    [grid]                        # bare names are algorithm parameters, except n (clients, an instance
+    n = [1, 2, 4]                 # parameter); "instance.x", "oracle.x", "params.x" route explicitly
+    Q = [1, 2, 4]
+    eta_a = [0.01, 0.02]
+
+    [scale]                       # optional: a parameter that follows the grid, here the effective
+    eta_s = {times = ["n"], max = 1.0}   # eta_s = min(eta_s * n, 1.0); the coordinate keeps the base value
+
+    [target]                      # rounds to reach it are the cell's headline number
+    metric = "psi_gap"
+    value = 1e-3
+
+    [report]                      # how `fedbounds report` draws the speedup figures
+    axes = ["n", "Q"]
+    tune = ["eta_a"]              # best (fewest mean rounds) over these at every (n, Q)
+    expected_slope = -1.0
+
+Every validation error is a :class:`SpecError` (a ``ValueError``) whose message names the field, e.g.
+``spec field 'grid.Q': expected a list of integers >= 1, got 'x'``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CELL_FORMAT",
+    "DEFAULT_CELL",
+    "Cell",
+    "Spec",
+    "SpecError",
+    "canonical_json",
+    "cell_key",
+    "load_spec",
+    "parse_spec",
+]
+
+#: Version of the cell configuration layout; part of every key, bumped when a cell's meaning changes.
+CELL_FORMAT = 1
+#: The cell computation used unless a spec names another (``cell = "module:function"``).
+DEFAULT_CELL = "checks.sweep.cell:compute_cell"
+
+#: Algorithm names of the engine contract (used when ``algorithms.run`` cannot be imported).
+_CONTRACT_ALGORITHMS = (
+    "fednmap",
+    "ds_fedproxgrad",
+    "fedproxgrad",
+    "prox_sgd",
+    "norm_sgd",
+    "fedmid",
+    "fedda",
+    "fedavg_prox",
+    "scaffold_prox",
+    "fedprox_prox",
+)
+#: Metric names of the engine contract.
+_CONTRACT_METRICS = (
+    "psi_gap",
+    "psi",
+    "normal_map_sq",
+    "natural_residual_sq",
+    "grad_F_sq",
+    "F",
+    "dist_sq",
+    "gamma_emp",
+    "eta",
+    "uplink",
+)
+#: Parameters that must be integers >= 1 wherever they appear.
+_INT_PARAMS = frozenset({"n", "Q", "p", "m", "batch", "num_samples"})
+#: Parameters that must be finite floats > 0 (ints are accepted and stored as floats, so 1 and 1.0 are one cell).
+_POSITIVE_FLOAT_PARAMS = frozenset({"gamma", "eta_a", "eta_s", "eta", "eta_hat", "mu", "gamma_eval", "lam", "c"})
+#: Parameters that must be finite floats >= 0.
+_NONNEG_FLOAT_PARAMS = frozenset({"sigma2", "heterogeneity", "noise", "rho"})
+
+_TOP_FIELDS = {
+    "name",
+    "description",
+    "algorithm",
+    "rounds",
+    "replicas",
+    "seeds",
+    "metrics",
+    "cell",
+    "instance",
+    "oracle",
+    "params",
+    "grid",
+    "target",
+    "report",
+    "scale",
+}
+_REQUIRED_FIELDS = ("name", "algorithm", "rounds", "seeds", "instance", "grid", "target")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_CELL_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+class SpecError(ValueError):
+    """A malformed spec; the message names the offending field."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        self.field = field_name
+        super().__init__(f"spec field '{field_name}': {message}")
+
+
+def canonical_json(obj: Any) -> str:
+    """The canonical JSON text of ``obj``: sorted keys, no whitespace, ASCII, no NaN or infinity.
+
+    Python writes floats with ``repr``, the shortest text that reads back as the same float64, so the text
+    (and therefore the key) is exact.
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def cell_key(config: Mapping[str, Any]) -> str:
+    """sha256 (hex) of the canonical JSON of a cell's configuration (which includes its seed)."""
+    return hashlib.sha256(canonical_json(config).encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work: a configuration (JSON-able, seed included), its key, and its grid coordinates."""
+
+    key: str
+    config: dict
+    coords: dict
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated sweep spec. Use :meth:`cells` to expand the grid."""
+
+    name: str
+    algorithm: str
+    instance: dict
+    oracle: dict | None
+    params: dict
+    grid: dict[str, list]
+    seeds: tuple[int, ...]
+    replicas: int
+    rounds: int | dict
+    metrics: tuple[str, ...]
+    target: dict
+    cell: str = DEFAULT_CELL
+    report: dict = field(default_factory=dict)
+    scale: dict = field(default_factory=dict)
+    description: str = ""
+    source: str = ""
+
+    @property
+    def size(self) -> int:
+        """Number of cells: the product of the grid's list lengths times the number of seeds."""
+        return math.prod(len(v) for v in self.grid.values()) * len(self.seeds)
+
+    def rounds_for(self, coords: Mapping[str, Any]) -> int:
+        """The rounds of the cell at ``coords``: the fixed ``rounds``, or ``ceil(base / prod(coords[per]))``
+        clamped to ``[min, max]`` for a scaled budget."""
+        if isinstance(self.rounds, int):
+            return self.rounds
+        r = self.rounds
+        scale = math.prod(float(coords[k]) for k in r["per"])
+        return int(min(max(math.ceil(r["base"] / scale), r["min"]), r["max"]))
+
+    def iter_cells(self) -> Iterator[Cell]:
+        """The cells in run order: seeds outermost (a partial run covers the whole grid with fewer seeds),
+        then the grid in the spec's key order."""
+        keys = list(self.grid)
+        for seed in self.seeds:
+            for values in itertools.product(*(self.grid[k] for k in keys)):
+                coords = dict(zip(keys, values, strict=True))
+                config = self._config(coords, seed)
+                yield Cell(cell_key(config), config, {**coords, "seed": seed})
+
+    def cells(self) -> list[Cell]:
+        """All cells (see :meth:`iter_cells`)."""
+        return list(self.iter_cells())
+
+    def _config(self, coords: Mapping[str, Any], seed: int) -> dict:
+        inst = dict(self.instance["params"])
+        oracle = dict(self.oracle) if self.oracle is not None else None
+        params = dict(self.params)
+        for key, value in coords.items():
+            section, name = _route(key)
+            if section == "instance":
+                inst[name] = value
+            elif section == "oracle":
+                oracle = {**(oracle or {}), name: value}
+            else:
+                params[name] = value
+        sections = {"instance": inst, "oracle": oracle, "params": params}
+        for key, rule in self.scale.items():
+            section, name = _route(key)
+            target = sections[section]
+            assert target is not None  # validated: the scaled parameter exists
+            target[name] = _apply_scale(name, target[name], rule, coords)
+        config = {
+            "format": CELL_FORMAT,
+            "algorithm": self.algorithm,
+            "instance": {"name": self.instance["name"], "params": inst},
+            "oracle": oracle,
+            "params": params,
+            "rounds": self.rounds_for(coords),
+            "replicas": self.replicas,
+            "metrics": list(self.metrics),
+            "target": dict(self.target),
+            "seed": int(seed),
+        }
+        if self.cell != DEFAULT_CELL:
+            config["cell"] = self.cell
+        return config
+
+
+def _apply_scale(name: str, value: float, rule: Mapping[str, Any], coords: Mapping[str, Any]) -> float | int:
+    """``clamp(value * prod(coords[times]) / prod(coords[over]), min, max)``; rounded up for integer parameters."""
+    v = float(value) * math.prod(float(coords[k]) for k in rule["times"]) / math.prod(float(coords[k]) for k in rule["over"])
+    v = min(max(v, rule.get("min", -math.inf)), rule.get("max", math.inf))
+    return max(math.ceil(v), 1) if name in _INT_PARAMS else v
+
+
+def _route(grid_key: str) -> tuple[str, str]:
+    """Where a grid key goes: ``("instance" | "oracle" | "params", name)``."""
+    if "." in grid_key:
+        section, name = grid_key.split(".", 1)
+        return section, name
+    return ("instance", grid_key) if grid_key == "n" else ("params", grid_key)
+
+
+# ---------------------------------------------------------------- validation helpers
+
+
+def _describe(value: Any) -> str:
+    return repr(value)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return (isinstance(v, int | float)) and not isinstance(v, bool)
+
+
+def _json_value(where: str, value: Any) -> Any:
+    """Check that ``value`` is JSON-able (no TOML dates, no NaN/inf) and return it unchanged."""
+    if isinstance(value, bool | str) or _is_int(value):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SpecError(where, f"expected a finite number, got {_describe(value)}")
+        return value
+    if isinstance(value, list):
+        return [_json_value(f"{where}[{i}]", v) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {str(k): _json_value(f"{where}.{k}", v) for k, v in value.items()}
+    raise SpecError(where, f"expected a number, string, boolean, list or table, got {_describe(value)}")
+
+
+def _typed_value(where: str, name: str, value: Any) -> Any:
+    """Validate a parameter value by its name's known type; ints become floats for float parameters."""
+    value = _json_value(where, value)
+    if name in _INT_PARAMS:
+        if not (_is_int(value) and value >= 1):
+            raise SpecError(where, f"expected an integer >= 1, got {_describe(value)}")
+    elif name in _POSITIVE_FLOAT_PARAMS:
+        if not (_is_number(value) and value > 0):
+            raise SpecError(where, f"expected a finite number > 0, got {_describe(value)}")
+        value = float(value)
+    elif name in _NONNEG_FLOAT_PARAMS:
+        if not (_is_number(value) and value >= 0):
+            raise SpecError(where, f"expected a finite number >= 0, got {_describe(value)}")
+        value = float(value)
+    return value
+
+
+def _grid_list(where: str, name: str, values: Any) -> list:
+    """Validate one grid list: non-empty, no duplicates, every entry of the parameter's type."""
+    if name in _INT_PARAMS:
+        kind = "a list of integers >= 1"
+    elif name in _POSITIVE_FLOAT_PARAMS:
+        kind = "a list of numbers > 0"
+    elif name in _NONNEG_FLOAT_PARAMS:
+        kind = "a list of numbers >= 0"
+    else:
+        kind = "a list of values"
+    if not isinstance(values, list):
+        raise SpecError(where, f"expected {kind}, got {_describe(values)}")
+    if not values:
+        raise SpecError(where, f"expected {kind}, got an empty list")
+    out = []
+    for v in values:
+        try:
+            out.append(_typed_value(where, name, v))
+        except SpecError:
+            raise SpecError(where, f"expected {kind}, got {_describe(v)}") from None
+    seen: set[str] = set()
+    for v in out:
+        c = canonical_json(v)
+        if c in seen:
+            raise SpecError(where, f"duplicate value {_describe(v)}")
+        seen.add(c)
+    return out
+
+
+def _table(data: Mapping[str, Any], key: str, *, required: bool) -> dict | None:
+    if key not in data:
+        if required:
+            raise SpecError(key, "missing (required)")
+        return None
+    value = data[key]
+    if not isinstance(value, dict):
+        raise SpecError(key, f"expected a table, got {_describe(value)}")
+    return value
+
+
+def _int_field(where: str, value: Any, minimum: int) -> int:
+    if not (_is_int(value) and value >= minimum):
+        raise SpecError(where, f"expected an integer >= {minimum}, got {_describe(value)}")
+    return int(value)
+
+
+def _algorithm_known(name: str) -> bool:
+    """Whether the engine registry (or, while it cannot be imported, the contract's list) has ``name``."""
+    try:
+        from algorithms.run import ALGORITHMS
+
+        return name in ALGORITHMS
+    except ImportError:
+        return name in _CONTRACT_ALGORITHMS
+
+
+def _known_metrics() -> tuple[str, ...]:
+    try:
+        from algorithms.metrics import METRIC_NAMES
+    except ImportError:
+        return _CONTRACT_METRICS
+    return tuple(dict.fromkeys([*_CONTRACT_METRICS, *METRIC_NAMES]))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse_spec(text: str, *, source: str = "<spec>") -> Spec:
+    """Parse and validate a spec from TOML text. Raises :class:`SpecError` naming the first bad field."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError("<toml>", f"{source} is not valid TOML: {exc}") from None
+    return _validate(data, text)
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec file. A bare name without a suffix (``tiny``) finds a shipped spec in
+    ``checks/specs/``."""
+    p = Path(path)
+    if not p.exists() and p.suffix == "" and p.parent == Path("."):
+        shipped = Path(__file__).resolve().parent.parent / "specs" / f"{p.name}.toml"
+        if shipped.exists():
+            p = shipped
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read spec {str(path)!r}: {exc.strerror or exc}") from None
+    return parse_spec(text, source=str(p))
+
+
+def _validate(data: dict, text: str) -> Spec:
+    unknown = sorted(set(data) - _TOP_FIELDS)
+    if unknown:
+        raise SpecError(unknown[0], f"unknown field; expected one of {sorted(_TOP_FIELDS)}")
+    for key in _REQUIRED_FIELDS:
+        if key not in data:
+            raise SpecError(key, "missing (required)")
+
+    name = data["name"]
+    if not (isinstance(name, str) and _NAME_RE.match(name)):
+        raise SpecError("name", f"expected a name of letters, digits, '_', '.', '-', got {_describe(name)}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SpecError("description", f"expected a string, got {_describe(description)}")
+
+    algorithm = data["algorithm"]
+    if not isinstance(algorithm, str) or not _algorithm_known(algorithm):
+        raise SpecError("algorithm", f"unknown algorithm {_describe(algorithm)}; expected one of {list(_CONTRACT_ALGORITHMS)}")
+
+    cell = data.get("cell", DEFAULT_CELL)
+    if not (isinstance(cell, str) and _CELL_RE.match(cell)):
+        raise SpecError("cell", f"expected 'module:function', got {_describe(cell)}")
+
+    # instance
+    inst = _table(data, "instance", required=True)
+    assert inst is not None
+    inst_name = inst.get("name")
+    if not (isinstance(inst_name, str) and inst_name):
+        raise SpecError("instance.name", f"expected the instance's registry name (a string), got {_describe(inst_name)}")
+    inst_params = {k: _typed_value(f"instance.{k}", k, v) for k, v in inst.items() if k != "name"}
+
+    # oracle
+    oracle_t = _table(data, "oracle", required=False)
+    oracle = None if oracle_t is None else {k: _typed_value(f"oracle.{k}", k, v) for k, v in oracle_t.items()}
+
+    # fixed algorithm parameters
+    params_t = _table(data, "params", required=False) or {}
+    params = {k: _typed_value(f"params.{k}", k, v) for k, v in params_t.items()}
+
+    # grid
+    grid_t = _table(data, "grid", required=True)
+    assert grid_t is not None
+    if not grid_t:
+        raise SpecError("grid", "expected at least one parameter list, got an empty table")
+    grid: dict[str, list] = {}
+    for key, values in grid_t.items():
+        where = f"grid.{key}"
+        section, pname = _route(key)
+        if section not in ("instance", "oracle", "params") or not pname:
+            raise SpecError(where, "a dotted grid key must start with 'instance.', 'oracle.' or 'params.'")
+        if pname == "seed" and section != "instance":
+            raise SpecError(where, "seeds are not a grid parameter; list them in 'seeds'")
+        if section == "instance" and pname == "name":
+            raise SpecError(where, "the instance name cannot be swept; write one spec per instance")
+        fixed = {"instance": inst_params, "oracle": oracle or {}, "params": params}[section]
+        if pname in fixed:
+            raise SpecError(where, f"also fixed in [{section}]; give it in one place")
+        grid[key] = _grid_list(where, pname, values)
+    if oracle is None and any(_route(k)[0] == "oracle" for k in grid):
+        raise SpecError("oracle", "missing: the grid sweeps an oracle parameter but there is no [oracle] table")
+
+    # seeds, replicas, rounds
+    seeds = _seeds(data["seeds"])
+    replicas = _int_field("replicas", data.get("replicas", 1), 1)
+    rounds = _rounds(data["rounds"], grid)
+
+    # metrics and target
+    known_metrics = _known_metrics()
+    metrics_v = data.get("metrics", [])
+    if not isinstance(metrics_v, list) or not all(isinstance(m, str) for m in metrics_v):
+        raise SpecError("metrics", f"expected a list of metric names, got {_describe(metrics_v)}")
+    for m in metrics_v:
+        if m not in known_metrics:
+            raise SpecError("metrics", f"unknown metric {m!r}; expected some of {sorted(known_metrics)}")
+    target = _target(data["target"], known_metrics)
+    metrics = tuple(sorted({*metrics_v, target["metric"]}))
+
+    report = _report(data.get("report", {}), grid)
+    scale = _scale(data.get("scale", {}), grid, {"instance": inst_params, "oracle": oracle or {}, "params": params})
+    if cell == DEFAULT_CELL:
+        _check_engine_names(algorithm, inst_name, inst_params, params, grid)
+
+    return Spec(
+        name=name,
+        algorithm=algorithm,
+        instance={"name": inst_name, "params": inst_params},
+        oracle=oracle,
+        params=params,
+        grid=grid,
+        seeds=seeds,
+        replicas=replicas,
+        rounds=rounds,
+        metrics=metrics,
+        target=target,
+        cell=cell,
+        report=report,
+        scale=scale,
+        description=description,
+        source=text,
+    )
+
+
+def _check_engine_names(algorithm: str, inst_name: str, inst_params: Mapping, params: Mapping, grid: Mapping[str, list]) -> None:
+    """For the default cell: the instance is registered, and every instance and algorithm parameter (fixed or
+    swept) is one the factory / the algorithm accepts. Skipped for whatever part of the engine cannot be
+    imported (the cell then reports it)."""
+    swept = {
+        section: [(f"grid.{k}", name) for k in grid for sec, name in [_route(k)] if sec == section] for section in ("instance", "params")
+    }
+    try:
+        import inspect
+
+        from algorithms.instances import INSTANCES
+    except ImportError:
+        pass
+    else:
+        if inst_name not in INSTANCES:
+            raise SpecError("instance.name", f"unknown instance {inst_name!r}; expected one of {sorted(INSTANCES)}")
+        allowed = list(inspect.signature(INSTANCES[inst_name]).parameters)
+        for where, name in [*((f"instance.{k}", k) for k in inst_params), *swept["instance"]]:
+            if name not in allowed:
+                raise SpecError(where, f"instance {inst_name!r} has no parameter {name!r}; allowed: {allowed}")
+    try:
+        from algorithms.run import ALGORITHMS
+
+        alg = ALGORITHMS[algorithm]
+    except (ImportError, KeyError):
+        return
+    required, optional = getattr(alg, "required", None), getattr(alg, "optional", None)
+    if required is None or optional is None:
+        return
+    allowed = [*required, *optional, "gamma_eval"]
+    for where, name in [*((f"params.{k}", k) for k in params), *swept["params"]]:
+        if name not in allowed:
+            raise SpecError(where, f"algorithm {algorithm!r} has no parameter {name!r}; allowed: {allowed}")
+    given = set(params) | {name for _, name in swept["params"]}
+    missing = [k for k in required if k not in given]
+    if missing:
+        raise SpecError("params", f"algorithm {algorithm!r} needs {missing} (in [params] or [grid])")
+
+
+def _scale(value: Any, grid: Mapping[str, list], fixed: Mapping[str, Mapping]) -> dict:
+    """``[scale]``: parameter -> {times, over, min, max}; the parameter is fixed or swept and numeric, the
+    factors are grid keys holding positive numbers."""
+    if not isinstance(value, dict):
+        raise SpecError("scale", f"expected a table, got {_describe(value)}")
+    out: dict[str, dict] = {}
+    for key, rule in value.items():
+        where = f"scale.{key}"
+        section, name = _route(key)
+        if section not in fixed:
+            raise SpecError(where, "a dotted key must start with 'instance.', 'oracle.' or 'params.'")
+        if key in grid:
+            values = grid[key]
+        elif name in fixed[section]:
+            values = [fixed[section][name]]
+        else:
+            raise SpecError(where, f"no parameter {name!r} in [{section}] or [grid] to scale")
+        if not all(_is_number(v) and v > 0 for v in values):
+            raise SpecError(where, "only a parameter holding positive numbers can be scaled")
+        if not isinstance(rule, dict):
+            raise SpecError(where, f"expected a table with 'times', 'over', 'min', 'max', got {_describe(rule)}")
+        extra = sorted(set(rule) - {"times", "over", "min", "max"})
+        if extra:
+            raise SpecError(f"{where}.{extra[0]}", "unknown field; expected 'times', 'over', 'min', 'max'")
+        clean: dict[str, Any] = {}
+        for part in ("times", "over"):
+            keys = rule.get(part, [])
+            if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+                raise SpecError(f"{where}.{part}", f"expected a list of grid keys, got {_describe(keys)}")
+            for k in keys:
+                if k not in grid:
+                    raise SpecError(f"{where}.{part}", f"{k!r} is not a grid key; expected some of {list(grid)}")
+                if k == key:
+                    raise SpecError(f"{where}.{part}", "a parameter cannot scale by itself")
+                if not all(_is_number(v) and v > 0 for v in grid[k]):
+                    raise SpecError(f"{where}.{part}", f"grid key {k!r} must hold positive numbers to scale by")
+            clean[part] = list(keys)
+        if not clean["times"] and not clean["over"]:
+            raise SpecError(where, "expected at least one grid key in 'times' or 'over'")
+        for bound in ("min", "max"):
+            if bound in rule:
+                b = rule[bound]
+                if not (_is_number(b) and math.isfinite(b) and b > 0):
+                    raise SpecError(f"{where}.{bound}", f"expected a finite number > 0, got {_describe(b)}")
+                clean[bound] = float(b)
+        if clean.get("min", 0.0) > clean.get("max", math.inf):
+            raise SpecError(f"{where}.max", "expected max >= min")
+        out[key] = clean
+    return out
+
+
+def _seeds(value: Any) -> tuple[int, ...]:
+    if isinstance(value, dict):
+        extra = sorted(set(value) - {"start", "count"})
+        if extra:
+            raise SpecError(f"seeds.{extra[0]}", "unknown field; expected 'start' and 'count'")
+        if "count" not in value:
+            raise SpecError("seeds.count", "missing (required)")
+        start = _int_field("seeds.start", value.get("start", 0), 0)
+        count = _int_field("seeds.count", value["count"], 1)
+        return tuple(range(start, start + count))
+    if not isinstance(value, list) or not value:
+        raise SpecError("seeds", f"expected a non-empty list of integers >= 0 or {{start, count}}, got {_describe(value)}")
+    for v in value:
+        if not (_is_int(v) and v >= 0):
+            raise SpecError("seeds", f"expected a list of integers >= 0, got {_describe(v)}")
+    if len(set(value)) != len(value):
+        raise SpecError("seeds", "duplicate seeds")
+    return tuple(int(v) for v in value)
+
+
+def _rounds(value: Any, grid: Mapping[str, list]) -> int | dict:
+    if not isinstance(value, dict):
+        return _int_field("rounds", value, 1)
+    extra = sorted(set(value) - {"base", "per", "min", "max"})
+    if extra:
+        raise SpecError(f"rounds.{extra[0]}", "unknown field; expected 'base', 'per', 'min', 'max'")
+    if "base" not in value:
+        raise SpecError("rounds.base", "missing (required)")
+    base = _int_field("rounds.base", value["base"], 1)
+    per = value.get("per", [])
+    if not isinstance(per, list) or not all(isinstance(k, str) for k in per):
+        raise SpecError("rounds.per", f"expected a list of grid keys, got {_describe(per)}")
+    for k in per:
+        if k not in grid:
+            raise SpecError("rounds.per", f"{k!r} is not a grid key; expected some of {list(grid)}")
+        if not all(_is_number(v) and v > 0 for v in grid[k]):
+            raise SpecError("rounds.per", f"grid key {k!r} must hold positive numbers to scale the rounds")
+    lo = _int_field("rounds.min", value.get("min", 1), 1)
+    hi = _int_field("rounds.max", value.get("max", base), 1)
+    if hi < lo:
+        raise SpecError("rounds.max", f"expected max >= min = {lo}, got {hi}")
+    return {"base": base, "per": list(per), "min": lo, "max": hi}
+
+
+def _target(value: Any, known_metrics: tuple[str, ...]) -> dict:
+    if not isinstance(value, dict):
+        raise SpecError("target", f"expected a table with 'metric' and 'value', got {_describe(value)}")
+    extra = sorted(set(value) - {"metric", "value", "upper", "level"})
+    if extra:
+        raise SpecError(f"target.{extra[0]}", "unknown field; expected 'metric', 'value', 'upper', 'level'")
+    for key in ("metric", "value"):
+        if key not in value:
+            raise SpecError(f"target.{key}", "missing (required)")
+    metric = value["metric"]
+    if not isinstance(metric, str) or metric not in known_metrics:
+        raise SpecError("target.metric", f"unknown metric {_describe(metric)}; expected one of {sorted(known_metrics)}")
+    v = value["value"]
+    if not (_is_number(v) and math.isfinite(v)):
+        raise SpecError("target.value", f"expected a finite number, got {_describe(v)}")
+    upper = value.get("upper", False)
+    if not isinstance(upper, bool):
+        raise SpecError("target.upper", f"expected true or false, got {_describe(upper)}")
+    out: dict[str, Any] = {"metric": metric, "value": float(v), "upper": upper}
+    if upper:
+        level = value.get("level", 0.95)
+        if not (_is_number(level) and 0 < level < 1):
+            raise SpecError("target.level", f"expected a number in (0, 1), got {_describe(level)}")
+        out["level"] = float(level)
+    elif "level" in value:
+        raise SpecError("target.level", "only meaningful with upper = true")
+    return out
+
+
+def _report(value: Any, grid: Mapping[str, list]) -> dict:
+    if not isinstance(value, dict):
+        raise SpecError("report", f"expected a table, got {_describe(value)}")
+    extra = sorted(set(value) - {"axes", "tune", "expected_slope", "level"})
+    if extra:
+        raise SpecError(f"report.{extra[0]}", "unknown field; expected 'axes', 'tune', 'expected_slope', 'level'")
+    default_axes = [k for k in ("n", "Q") if k in grid]
+    axes = value.get("axes", default_axes)
+    tune = value.get("tune", [])
+    for where, keys in (("report.axes", axes), ("report.tune", tune)):
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise SpecError(where, f"expected a list of grid keys, got {_describe(keys)}")
+        for k in keys:
+            if k not in grid:
+                raise SpecError(where, f"{k!r} is not a grid key; expected some of {list(grid)}")
+    for k in axes:
+        if not all(_is_number(v) and v > 0 for v in grid[k]):
+            raise SpecError("report.axes", f"grid key {k!r} must hold positive numbers to be a log-log axis")
+    if set(axes) & set(tune):
+        raise SpecError("report.tune", "a key cannot be both an axis and tuned over")
+    slope = value.get("expected_slope", -1.0)
+    if not (_is_number(slope) and math.isfinite(slope)):
+        raise SpecError("report.expected_slope", f"expected a finite number, got {_describe(slope)}")
+    level = value.get("level", 0.95)
+    if not (_is_number(level) and 0 < level < 1):
+        raise SpecError("report.level", f"expected a number in (0, 1), got {_describe(level)}")
+    return {"axes": list(axes), "tune": list(tune), "expected_slope": float(slope), "level": float(level)}
