@@ -36,6 +36,7 @@ import numpy as np
 
 from algorithms.base import natural_residual, normal_map
 from algorithms.metrics import MetricContext, natural_gamma
+from algorithms.oracles import ExactOracle, GaussianOracle
 from algorithms.run import get_algorithm, replica_arrays
 
 #: relative tolerance of the affinity self-check
@@ -100,14 +101,11 @@ def check_linear_gaussian(problem: Any, oracle: Any) -> float:
     phi_name = str(getattr(problem.phi, "name", type(problem.phi).__name__)).lower()
     if phi_name not in _LINEAR_PHI and type(problem.phi).__name__ not in ("Zero", "SquaredL2"):
         raise ValueError(f"exact mode needs phi = Zero or SquaredL2 (a linear prox), got {phi_name!r}")
-    if oracle is None:
+    if oracle is None or isinstance(oracle, ExactOracle):
         return 0.0
-    sigma2 = float(getattr(oracle, "sigma2", np.nan))
-    if type(oracle).__name__ == "ExactOracle" or (sigma2 == 0.0 and type(oracle).__name__ != "MinibatchOracle"):
-        return 0.0
-    if type(oracle).__name__ != "GaussianOracle" or not np.isfinite(sigma2) or sigma2 < 0:
+    if not isinstance(oracle, GaussianOracle):
         raise ValueError(f"exact mode needs a GaussianOracle (additive N(0, sigma2/p I)) or exact gradients, got {type(oracle).__name__}")
-    return sigma2
+    return float(oracle.sigma2)
 
 
 def _flatten(arrays: Mapping[str, np.ndarray], R: int) -> np.ndarray:

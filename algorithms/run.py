@@ -99,26 +99,10 @@ class Context:
     replicas: int
 
 
-class _ExactGradients:
-    """Fallback exact oracle (sigma2 = 0), used only while ``algorithms.oracles`` does not exist."""
-
-    sigma2 = 0.0
-
-    def sample(self, problem: Any, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return problem.grad(X)
-
-    def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        return np.zeros(shape)
-
-
 def default_oracle() -> Any:
     """``algorithms.oracles.ExactOracle()`` (exact gradients), the oracle used when ``run`` gets none."""
-    try:
-        from algorithms.oracles import ExactOracle
-    except ModuleNotFoundError as err:  # pragma: no cover - only before the foundation stream lands
-        if err.name != "algorithms.oracles":
-            raise
-        return _ExactGradients()
+    from algorithms.oracles import ExactOracle
+
     return ExactOracle()
 
 

@@ -15,6 +15,9 @@ therefore also times the oracle calls alone and reports the ratio of the non-ora
 ``--fast-grad`` swaps the instance's einsum gradient for the same formula through batched matmul (BLAS), which
 shrinks the shared part.
 
+Times are reported as process CPU time (BLAS pinned to one thread, so this is what an idle machine's wall
+clock shows) and as wall-clock time (which, on a shared machine, also counts time spent waiting for a core).
+
 Peak memory: ``tracemalloc`` peak of a short separate run of each implementation (numpy buffers are traced),
 plus the process's peak resident set size (``resource.getrusage``). Timing runs are not traced.
 
@@ -55,32 +58,16 @@ if ARGS is not None:
 import resource  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from algorithms.fednmap import FedNMap  # noqa: E402
 from algorithms.instances.least_squares import LeastSquares, heterogeneous_least_squares  # noqa: E402
+from algorithms.oracles import GaussianOracle  # noqa: E402
 from algorithms.reference import fednmap as reference_fednmap  # noqa: E402
 from algorithms.regularizers import L1  # noqa: E402
 from algorithms.rng import stream  # noqa: E402
 from algorithms.run import default_oracle, run  # noqa: E402
-
-try:
-    from algorithms.oracles import GaussianOracle
-except ModuleNotFoundError:  # pragma: no cover - before the foundation stream's oracles exist
-
-    @dataclass
-    class GaussianOracle:  # type: ignore[no-redef]
-        """Additive N(0, (sigma2/p) I) noise (the contract of algorithms.oracles.GaussianOracle)."""
-
-        sigma2: float
-
-        def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-            return np.sqrt(self.sigma2 / shape[-1]) * rng.standard_normal(shape)
-
-        def sample(self, problem: object, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-            return problem.grad(X) + self.noise(rng, np.shape(X))  # type: ignore[attr-defined]
 
 
 class MatmulLeastSquares(LeastSquares):
@@ -118,38 +105,44 @@ def main(args: argparse.Namespace) -> int:
         print("engine and reference disagree; not timing", file=sys.stderr)
         return 1
 
-    # 2. timing (untraced)
-    t0 = time.perf_counter()
-    tr = run("fednmap", problem, params, rounds=args.rounds, replicas=R, seed=args.seed, oracle=oracle, metrics=())
-    t_vec = time.perf_counter() - t0
-    tr.raise_if_diverged()
-    t0 = time.perf_counter()
-    reference_fednmap(problem, params, rounds=args.ref_rounds, replicas=R, seed=args.seed, oracle=oracle)
-    t_ref_measured = time.perf_counter() - t0
-    per_round_ref = t_ref_measured / args.ref_rounds
-    t_ref = per_round_ref * args.rounds
+    # 2. timing (untraced): wall clock and process CPU time (single-threaded BLAS, so CPU time is what an idle
+    # machine's wall clock would show; on a shared machine the wall clock also counts time spent waiting)
+    def timed(fn):  # -> (wall s, cpu s)
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        return time.perf_counter() - w0, time.process_time() - c0
+
+    holder = {}
+    w_vec, c_vec = timed(lambda: holder.setdefault("tr", run("fednmap", problem, params, rounds=args.rounds, replicas=R,
+                                                             seed=args.seed, oracle=oracle, metrics=())))
+    holder["tr"].raise_if_diverged()
+    w_ref, c_ref = timed(lambda: reference_fednmap(problem, params, rounds=args.ref_rounds, replicas=R, seed=args.seed, oracle=oracle))
 
     # the shared part: the oracle calls alone (stream + gradient + noise), on points of the right shape
     X = np.broadcast_to(state.x[:, None, :], (R, args.n, args.p)).copy()
     m = min(args.rounds, 5)
-    t0 = time.perf_counter()
-    for t in range(m):
-        for l in range(args.Q):
-            oracle.sample(problem, X, stream(args.seed, t, l))
-    per_round_oracle = (time.perf_counter() - t0) / m
 
-    per_round_vec = t_vec / args.rounds
-    print(f"vectorised engine: {args.rounds} rounds in {t_vec:.2f} s ({1e3 * per_round_vec:.1f} ms/round)")
-    extrap = ""
-    if args.ref_rounds != args.rounds:
-        extrap = f" (measured {args.ref_rounds} rounds in {t_ref_measured:.2f} s, extrapolated linearly)"
-    print(f"reference loops:   {args.rounds} rounds in {t_ref:.2f} s ({1e3 * per_round_ref:.1f} ms/round){extrap}")
-    print(f"ratio (reference / vectorised): {t_ref / t_vec:.1f}x")
-    print(f"oracle calls alone (shared by both): {1e3 * per_round_oracle:.1f} ms/round")
-    eng_vec, eng_ref = per_round_vec - per_round_oracle, per_round_ref - per_round_oracle
-    if eng_vec > 0:
-        print(f"engine-only ratio (time outside the oracle): {eng_ref / eng_vec:.1f}x "
-              f"({1e3 * eng_ref:.1f} vs {1e3 * eng_vec:.1f} ms/round)")
+    def oracle_only() -> None:
+        for t in range(m):
+            for l in range(args.Q):
+                oracle.sample(problem, X, stream(args.seed, t, l))
+
+    w_orc, c_orc = timed(oracle_only)
+
+    scale = args.rounds / args.ref_rounds
+    extrap = "" if args.ref_rounds == args.rounds else f"; measured {args.ref_rounds} rounds, extrapolated linearly to {args.rounds}"
+    for label, vec, ref, orc in (("CPU time", c_vec, c_ref, c_orc), ("wall time", w_vec, w_ref, w_orc)):
+        per_vec, per_ref, per_orc = vec / args.rounds, ref / args.ref_rounds, orc / m
+        print(f"[{label}] vectorised engine: {args.rounds} rounds in {vec:.2f} s ({1e3 * per_vec:.1f} ms/round)")
+        print(f"[{label}] reference loops:   {args.rounds} rounds in {ref * scale:.2f} s ({1e3 * per_ref:.1f} ms/round{extrap})")
+        print(f"[{label}] ratio (reference / vectorised): {ref * scale / vec:.1f}x")
+        eng_vec, eng_ref = per_vec - per_orc, per_ref - per_orc
+        print(f"[{label}] oracle calls alone (shared by both): {1e3 * per_orc:.1f} ms/round", end="")
+        if eng_vec > 0:
+            detail = f"({1e3 * eng_ref:.1f} vs {1e3 * eng_vec:.1f} ms/round)"
+            print(f"; engine-only ratio (time outside the oracle): {eng_ref / eng_vec:.1f}x {detail}")
+        else:
+            print()
 
     # 3. peak memory (separate, traced, short runs)
     tracemalloc.start()

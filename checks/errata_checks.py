@@ -1,7 +1,7 @@
 """The errata that need numbers (fedproxgrad-notes.md, section 1.5), each produced as a counterexample or a
 demonstration on an instance.
 
-* ``erratum.phi_before_r0`` (Lemma 5.2 states Phi_r >= 1/4 for all r; the proof gives it only from r_0 on,
+* ``erratum.ds_phi_prefix`` (Lemma 5.2 states Phi_r >= 1/4 for all r; the proof gives it only from r_0 on,
   item 2): on an instance with large B c_gamma (clients f_i = s_i f_0, so (8) holds with G = 0 and B^2 =
   mean s_i^2), uphill injected error gamma_r = c_gamma eta_r: a round r < r_0 where
   F(x^{r+1}) - F(x^r) > -eta_r/4 ||grad F(x^r)||^2 + Xi_r (deterministic, exact verdict). The printed claim is
@@ -9,7 +9,7 @@ demonstration on an instance.
 * ``erratum.constant_gamma_floor`` (gamma_r = O(eta_r) is sufficient, not necessary, item 6): with a constant
   inexactness gamma (uphill) and decaying steps, ||grad F||^2 stalls at a floor below the derived
   5 C_e K_e^2 gamma^2, while gamma_r = sqrt(eta_r) (not O(eta_r)) keeps decreasing below that floor.
-* ``erratum.exact_prox_gamma`` (condition (10) measures the distance from a gradient step, item 4): the exact
+* ``erratum.ds_inexactness_gradient_step`` (condition (10) measures the distance from a gradient step, item 4): the exact
   local prox has gamma_r^emp / eta_r ~ L_f (> 0), within the derived gamma <= L_f eta/(1 - L_f eta).
 """
 
@@ -26,12 +26,12 @@ from theory import ds_fedproxgrad_core as dc
 from theory import symbols as S
 
 
-@register("erratum.phi_before_r0", title="Lemma 5.2's Phi_r >= 1/4 fails before r_0 (large B c_gamma)",
+@register("erratum.ds_phi_prefix", title="Lemma 5.2's Phi_r >= 1/4 fails before r_0 (large B c_gamma)",
           label="Lemma 5.2 (Phi_r >= 1/4 for all r)", status="erratum", erratum=True, family="erratum")
 def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
     """Scaled-clients instance, gamma_0 = c_gamma eta_0 = 1.5, eta_r = c/(r+1)^0.6, uphill error, sigma^2 = 0."""
     prof = ctx.profile
-    T = prof.rounds(int(prof.get("erratum.phi_before_r0", "T", 120)))
+    T = prof.rounds(int(prof.get("erratum.ds_phi_prefix", "T", 120)))
     problem = scaled_clients_instance(ctx.seed)
     eta0 = evaluate(dc.eta_max_smooth, {S.L_F: float(problem.constants["L"].value)})
     c_gamma = 1.5 / eta0
@@ -41,11 +41,11 @@ def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
     rec = ds_record(problem, params, rounds=T, replicas=1, seed=ctx.seed, B=problem.B_exact)
     vals = measured_constants(problem, rec, sigma2=0.0)
     r0 = evaluate(dc.r0_power, {**vals, S.c: eta0, S.c_gamma: c_gamma, S.alpha: 0.6})
-    res = CheckResult("erratum.phi_before_r0")
-    pre, d = lemma5_2_verdict("erratum.phi_before_r0", "scaled clients, rounds r < r_0 (printed: all r)", problem, rec, sigma2=0.0,
+    res = CheckResult("erratum.ds_phi_prefix")
+    pre, d = lemma5_2_verdict("erratum.ds_phi_prefix", "scaled clients, rounds r < r_0 (printed: all r)", problem, rec, sigma2=0.0,
                               level=prof.level, rounds=slice(0, int(r0)), exact=True,
                               extra={"tests": "printed claim (Phi_r >= 1/4 for every r)", "c_gamma": c_gamma, "r_0_formula": r0})
-    post, _ = lemma5_2_verdict("erratum.phi_before_r0", "scaled clients, rounds r >= r_0 (corrected)", problem, rec, sigma2=0.0,
+    post, _ = lemma5_2_verdict("erratum.ds_phi_prefix", "scaled clients, rounds r >= r_0 (corrected)", problem, rec, sigma2=0.0,
                                level=prof.level, exact=True, extra={"tests": "corrected claim (from r_0 on)"})
     res.verdicts += [pre, post]
     fails = [int(r) for r in np.flatnonzero(d["D"][: int(r0)] > d["xi"][: int(r0)])]
@@ -101,13 +101,13 @@ def check_constant_gamma_floor(ctx: CheckContext) -> CheckResult:
     return res
 
 
-@register("erratum.exact_prox_gamma", title="The exact local prox satisfies (10) with gamma_r / eta_r ~ L_f, not ~ 0",
+@register("erratum.ds_inexactness_gradient_step", title="The exact local prox satisfies (10) with gamma_r / eta_r ~ L_f, not ~ 0",
           label="Assumption (10) (inexactness)", status="erratum", erratum=True, family="erratum")
 def check_exact_prox_gamma(ctx: CheckContext) -> CheckResult:
     """Exact local prox (tol 1e-12) on the fairness instance: gamma_r^emp against L_f eta_r/(1 - L_f eta_r)
     (derived), pointwise; reported: gamma_r^emp / eta_r against L_f. Negative control: the bound / 10."""
     prof = ctx.profile
-    T = prof.rounds(int(prof.get("erratum.exact_prox_gamma", "T", 100)))
+    T = prof.rounds(int(prof.get("erratum.ds_inexactness_gradient_step", "T", 100)))
     problem = fairness_instance(ctx.seed)
     B = float(problem.constants["B"].value)
     rec = ds_record(problem, {"schedule": {"kind": "power", "c": _eta_max(problem), "alpha": 0.6},
@@ -117,12 +117,12 @@ def check_exact_prox_gamma(ctx: CheckContext) -> CheckResult:
     bound = np.array([evaluate(dc.exact_prox_gamma, {S.L_f: L_f, S.eta: float(e)}) for e in rec.eta])
     g = rec.gamma_emp[:, 0]
     ratio = g / rec.eta
-    res = CheckResult("erratum.exact_prox_gamma")
-    res.verdicts.append(compare("erratum.exact_prox_gamma", "fairness, exact prox: gamma_emp <= L_f eta/(1 - L_f eta)", g, bound,
+    res = CheckResult("erratum.ds_inexactness_gradient_step")
+    res.verdicts.append(compare("erratum.ds_inexactness_gradient_step", "fairness, exact prox: gamma_emp <= L_f eta/(1 - L_f eta)", g, bound,
                                 exact=True,
                                 details={"tests": "derived bound (notes 1.5 item 4)", "gamma_over_eta_min": float(ratio.min()),
                                          "gamma_over_eta_max": float(ratio.max()), "L_f": L_f}))
-    res.negatives.append(compare("erratum.exact_prox_gamma", "bound / 10", g, bound / 10, exact=True)
+    res.negatives.append(compare("erratum.ds_inexactness_gradient_step", "bound / 10", g, bound / 10, exact=True)
                          .with_details(control="exact-prox gamma bound / 10"))
     res.tightness = {"gamma_over_eta": [float(ratio.min()), float(ratio.max())], "L_f": L_f, "mean_ratio": float(np.mean(ratio))}
     res.notes.append(f"gamma_r^emp/eta_r in [{ratio.min():.3g}, {ratio.max():.3g}] vs L_f = {L_f:.3g}: exact solves count as inexact")

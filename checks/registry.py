@@ -37,6 +37,7 @@ CHECK_MODULES = (
     "checks.speedup",
     "checks.ds_checks",
     "checks.errata_checks",
+    "checks.tightness",
 )
 
 

@@ -43,3 +43,178 @@ def rounds_to_target(metric: np.ndarray, target: float, *, upper: bool = False, 
         return None
     bad = np.flatnonzero(~below)
     return int(bad[-1] + 1) if bad.size else 0
+
+
+# ---------------------------------------------------------------------------------------------- the check
+
+
+def replicate_clients(problem, k: int):
+    """The same problem with every client repeated ``k`` times: n -> k n, with f, psi*, x* and the
+    heterogeneity pattern unchanged (so an n-sweep changes nothing but the number of clients)."""
+    from algorithms.instances.least_squares import LeastSquares
+
+    rep = LeastSquares(np.tile(problem.A, (k, 1, 1)), np.tile(problem.b, (k, 1)), problem.phi)
+    rep.name = f"{problem.name}x{k}"
+    return rep
+
+
+def bootstrap_slope(xs: list[float], curves: list[np.ndarray], target: float, *, B: int, seed: int, level: float):
+    """Point estimate and percentile interval of the log-log slope of rounds-to-target against ``xs``; each
+    curve is (rounds + 1, R); replicas are resampled independently per configuration. Returns (fit or None,
+    rounds per configuration, low, high, fraction of bootstrap draws in which every configuration reached
+    the target)."""
+    from checks.stats import loglog_slope
+
+    rounds = [rounds_to_target(c, target) for c in curves]
+    if any(r is None or r == 0 for r in rounds):
+        return None, rounds, float("nan"), float("nan"), 0.0
+    fit = loglog_slope(np.array(xs, dtype=float), np.array(rounds, dtype=float), level=level)
+    rng = np.random.default_rng([seed, 2718])
+    slopes = []
+    for _ in range(B):
+        rs = []
+        for c in curves:
+            idx = rng.integers(0, c.shape[1], c.shape[1])
+            rs.append(rounds_to_target(c[:, idx], target))
+        if all(r is not None and r > 0 for r in rs):
+            slopes.append(loglog_slope(np.array(xs, dtype=float), np.array(rs, dtype=float)).slope)
+    if not slopes:
+        return fit, rounds, float("nan"), float("nan"), 0.0
+    a = (1.0 - level) / 2.0
+    lo, hi = np.quantile(slopes, [a, 1.0 - a])
+    return fit, rounds, float(lo), float(hi), len(slopes) / B
+
+
+#: the algorithms compared: name -> (engine name, extra params)
+SPEEDUP_ALGORITHMS: dict[str, tuple[str, dict]] = {
+    "FedNMap": ("fednmap", {}),
+    "FedNMap without correction": ("fednmap", {"correction": False}),
+    "FedAvg + server prox": ("fedavg_prox", {}),
+}
+
+#: speedup instance and step rule (see check_linear_speedup)
+SPEEDUP_SETUP = {"heterogeneity": 3.0, "hessian_het": 0.8, "sigma2": 1.0, "n0": 2, "Q0": 2, "eta_hat_factor": 4.0,
+                 "eta_a_Q": 0.2, "target_factor": 2.0, "T_base": 3000, "band": 0.2}
+
+
+def _speedup_params(engine: str, extra: dict, gamma: float, eta_hat: float, eta_a: float, Q: int) -> dict:
+    """Parameters at effective step eta_hat = eta_s eta_a Q (eta_s from the theory's definition)."""
+    from checks.fednmap_common import _ETA_S
+    from checks.formulas import evaluate
+    from theory import symbols as S
+
+    eta_s = evaluate(_ETA_S, {S.eta_hat: eta_hat, S.eta_a: eta_a, S.Q: Q})
+    if engine == "fednmap":
+        return {"gamma": gamma, "eta_a": eta_a, "eta_s": eta_s, "Q": Q, **extra}
+    return {"eta_a": eta_a, "eta_s": eta_s, "Q": Q, **extra}
+
+
+def _gap_curve(engine: str, problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float) -> np.ndarray:
+    from algorithms.run import run
+    from checks.fednmap_common import cached, gaussian_oracle
+
+    key = ("speedup", engine, problem.name, repr(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2)
+
+    def make() -> np.ndarray:
+        traj = run(engine, problem, params, rounds=rounds, replicas=replicas, seed=seed, oracle=gaussian_oracle(sigma2),
+                   metrics=("psi_gap",))
+        g = traj.metrics["psi_gap"]
+        if traj.divergence is not None:  # a diverged run never stays below a target
+            g = np.vstack([g, np.full((1, g.shape[1]), np.inf)])
+        return g
+
+    return cached(key, make)  # type: ignore[return-value]
+
+
+def _sweep_verdict(name: str, xs: list[int], curves: list[np.ndarray], target: float, *, axis: str, seed: int, level: float,
+                   band: float, B: int):
+    from checks.verdict import Verdict
+
+    fit, rounds, lo, hi, frac = bootstrap_slope([float(x) for x in xs], curves, target, B=B, seed=seed, level=level)
+    details = {"axis": axis, "values": xs, "rounds_to_target": rounds, "target": target, "band": [-1 - band, -1 + band],
+               "bootstrap_complete": frac, "quantity": f"log-log slope of rounds-to-target in {axis} (claim: -1)"}
+    if fit is None:
+        return Verdict("fednmap.theorem8.complexity", f"{name}, {axis} sweep", float("nan"), -1.0, float("nan"), float("nan"),
+                       "violated", 0.0, False, {**details, "reason": "never reaches the target in some configuration (plateau above it)"})
+    details.update({"ols_ci": [fit.ci_low, fit.ci_high]})
+    if -1 - band <= lo and hi <= -1 + band:
+        status = "holds"
+    elif hi < -1 - band or lo > -1 + band or frac < 0.5:
+        status = "violated"
+    else:
+        status = "inconclusive"
+    return Verdict("fednmap.theorem8.complexity", f"{name}, {axis} sweep", fit.slope, -1.0, lo, hi, status,
+                   float(-1.0 / fit.slope) if fit.slope < 0 else float("nan"), False, details)
+
+
+def _register() -> None:
+    from checks.registry import CheckContext, CheckResult, Curve, Plot, register
+
+    @register("fednmap.theorem8.complexity", title="Linear speedup: rounds to a fixed target ~ 1/(nQ) (slopes in n and Q vs -1)",
+              label="PL complexity (after Theorem 8)", status="verbatim", family="fednmap")
+    def check_linear_speedup(ctx: CheckContext) -> CheckResult:
+        """The PL complexity O~((L + rho) sigma^2/(n Q eps mu^2)) at a fixed target eps in the noise-dominated regime.
+
+        Instance: Lasso, n0 = 2 clients with heterogeneous targets and Hessians (replicated for the n sweep, so
+        f is unchanged), sigma^2 = 1. Step rule (the linear-speedup choice, as in the complexity's derivation:
+        the variance term is O(eta_hat/(nQ)), so eta_hat can grow with nQ at a fixed floor): eta_hat =
+        4 eta_hat_max(Theorem 5, m = 1) (n Q)/(n0 Q0), eta_a = 0.2/Q, eta_s from eta_hat = eta_s eta_a Q. The
+        target eps is twice FedNMap's plateau at (n0, Q0). Rounds to target: the first round after which the
+        replica mean stays <= eps. Log-log slopes in n (Q = 2) and in Q (n = 2), percentile bootstrap intervals
+        over replicas; holds if the interval lies within -1 +- band, violated if it misses the band or a
+        configuration never reaches eps. Negative controls: FedNMap without its correction and FedAvg with a
+        server prox, same steps: their client-drift bias is a floor above eps (they lose the speedup)."""
+        from checks.fednmap_common import make_instance, theorem5_parameters
+
+        prof = ctx.profile
+        cfg = SPEEDUP_SETUP
+        base = make_instance("lasso", n=cfg["n0"], seed=ctx.seed, heterogeneity=cfg["heterogeneity"], hessian_het=cfg["hessian_het"])
+        c = base.constants
+        su = theorem5_parameters(c["L"].value, c["rho"].value, Q=cfg["Q0"], m=1)
+        eh0 = cfg["eta_hat_factor"] * su.eta_hat
+        full = prof.name != "quick"
+        ks = [1, 2, 4, 8] if full else [1, 2, 4]
+        Qs = [2, 4, 8, 16] if full else [2, 4, 8]
+        T_base = int(prof.get("fednmap.theorem8.complexity", "T_base", cfg["T_base"]))  # set by convergence, not budget
+        R = int(prof.replicas)
+
+        def curve(name: str, k: int, Q: int) -> np.ndarray:
+            eng, extra = SPEEDUP_ALGORITHMS[name]
+            prob = replicate_clients(base, k) if k > 1 else base
+            mult = k * Q / cfg["Q0"]
+            params = _speedup_params(eng, extra, su.gamma, eh0 * mult, cfg["eta_a_Q"] / Q, Q)
+            return _gap_curve(eng, prob, params, rounds=int(np.ceil(T_base / mult)), replicas=R, seed=ctx.seed, sigma2=cfg["sigma2"])
+
+        ctx.tick("speedup: FedNMap base")
+        g0 = curve("FedNMap", 1, cfg["Q0"])
+        plateau = float(g0[-max(1, g0.shape[0] // 4):].mean())
+        target = cfg["target_factor"] * plateau
+        res = CheckResult("fednmap.theorem8.complexity")
+        plot_n = Plot("speedup_n", f"Rounds to E[psi - psi*] <= {target:.2e} against n (Q = 2)", "n", "rounds to target", logx=True)
+        plot_q = Plot("speedup_q", f"Rounds to E[psi - psi*] <= {target:.2e} against Q (n = 2)", "Q", "rounds to target", logx=True)
+        for name in SPEEDUP_ALGORITHMS:
+            ctx.tick(f"speedup: {name}")
+            cn = [curve(name, k, cfg["Q0"]) for k in ks]
+            cq = [curve(name, 1, Q) for Q in Qs]
+            ns = [cfg["n0"] * k for k in ks]
+            for axis, xs, curves, plot in (("n", ns, cn, plot_n), ("Q", Qs, cq, plot_q)):
+                v = _sweep_verdict(name, xs, curves, target, axis=axis, seed=ctx.seed, level=prof.level, band=cfg["band"],
+                                   B=int(prof.get("fednmap.theorem8.complexity", "bootstrap", 200)))
+                if name == "FedNMap":
+                    res.verdicts.append(v)
+                else:
+                    res.negatives.append(v.with_details(control=f"{name}, {axis} sweep: same steps, heterogeneous l1 data"))
+                rounds = [r if r is not None else float("nan") for r in v.details["rounds_to_target"]]
+                plot.curves.append(Curve(name, xs, rounds, role="observed" if name == "FedNMap" else "negative"))
+        r0 = res.verdicts[0].details["rounds_to_target"][0] if res.verdicts else None
+        if r0:
+            plot_n.curves.append(Curve("slope -1", [cfg["n0"] * k for k in ks], [r0 / k for k in ks], role="bound"))
+            plot_q.curves.append(Curve("slope -1", Qs, [r0 * cfg["Q0"] / Q for Q in Qs], role="bound"))
+        res.plots += [plot_n, plot_q]
+        res.tightness = {"target": target, "fednmap_plateau_base": plateau, "eta_hat_base": eh0,
+                         "eta_hat_over_theorem5_max": cfg["eta_hat_factor"]}
+        res.notes.append("steps 4x past Theorem 5's eta_hat bound (its 1/100 factors make T impractical); eta_hat grows with nQ")
+        return res
+
+
+_register()

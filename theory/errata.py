@@ -80,7 +80,8 @@ DS_PHI_PREFIX = Claim(
     "gamma_r <= 1/(sqrt(10) B) (r >= r_0). Before r_0 the coefficient can be positive: L_F = B = 1, eta = 1/6, gamma_r = 1/2 "
     "(allowed: c_gamma = 3) gives +1/48. Fix: state the lemma for r >= r_0 (ds.r0) and telescope from r_0 (the prefix is finite).",
     evidence="sympy: theory.proofs.ds_phi_prefix (at eta = 1/(6 L_F) the coefficient plus eta/4 is (5/4) eta (C_e gamma^2 - 1/5), "
-    ">= 0 above the threshold; exact numbers 1/48) and theory.proofs.ds_absorption (the threshold is sharp).",
+    ">= 0 above the threshold) and theory.proofs.ds_absorption (the threshold is sharp); counterexample: L_F = B = 1, eta = 1/6, "
+    "gamma_r = 1/2 <= c_gamma eta with c_gamma = 3 gives coefficient (20) = +1/48 (exact, in theory.proofs.ds_phi_prefix).",
     evidence_kinds=("sympy", "counterexample"),
     proof=("ds_phi_prefix", "ds_absorption"),
     extra={"r0_power": ds.r0_power, "threshold": ds.absorption_gamma_max},

@@ -115,8 +115,10 @@ def round_inward(x: float, upper: bool = True) -> float:
 
 
 def meets_upper(value: float, bound: float) -> bool:
-    """``value <= bound`` up to :data:`REL_TOL` relative (NaN bounds are never met)."""
-    return math.isfinite(bound) and value <= bound + REL_TOL * abs(bound)
+    """``value <= bound`` up to :data:`REL_TOL` relative (a NaN bound is never met, an infinite one always)."""
+    if math.isnan(bound):
+        return False
+    return bound == math.inf or value <= bound + REL_TOL * abs(bound)
 
 
 # ---------------------------------------------------------------------------------------------------------

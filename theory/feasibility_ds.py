@@ -200,7 +200,7 @@ def ds_feasibility(theorem: str, constants: Mapping[str, Any], params: Mapping[s
         chosen.update(c=cc, alpha=a)
         eta0 = core.schedule_power.subs(r, 0)
         conds += _eta_conditions("", eta0, env, (c,), "eta_0 = c", rho_zero)
-        region = core.robbins_monro_power_region.as_set()
+        region = _rm_interval()
         rm = bool(core.robbins_monro_power_region.subs(alpha, sp.Float(a)))
         conds.append(
             ConditionResult(
@@ -359,6 +359,12 @@ def ds_feasibility(theorem: str, constants: Mapping[str, Any], params: Mapping[s
     )
 
 
+@lru_cache(maxsize=1)
+def _rm_interval() -> sp.Set:
+    """The Robbins-Monro region of the power schedule as an interval of alpha (cached: as_set is slow)."""
+    return core.robbins_monro_power_region.as_set()
+
+
 def _r0(env: dict[sp.Symbol, float], thr: float) -> int:
     """r_0 from the theory's ``r0_power``, checked against the schedule (rounding at integer boundaries)."""
     k = int(evaluate(core.r0_power, env))
@@ -462,7 +468,7 @@ def _rounds_expression(env: dict[sp.Symbol, float], eps: float, r_min: int) -> s
         r_real = (substitute(a1, known) / sp.Float(eps)) ** 2
     else:
         r_real = substitute(root, {**known, epsilon: eps})
-    return sp.Max(sp.ceiling(sp.N(r_real, 8)), r_min)
+    return sp.Max(sp.ceiling(sp.N(r_real, 12)), r_min)
 
 
 def _theorem5_3(env: dict[sp.Symbol, float], horizon: int | None, eps: float | None, r0: int) -> tuple[Guarantee, RoundsNeeded | None]:

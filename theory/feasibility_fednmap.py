@@ -327,7 +327,7 @@ def _theorem8(env: dict[sp.Symbol, float], horizon: int | None, eps: float | Non
         msg = "" if k is not None else "no horizon below 1e18 reaches epsilon"
         return g, RoundsNeeded(eps, "T", k, "exact" if k is not None else "unreachable", message=msg, o_expression=o_expr)
     gap, sol = _transient_rounds()
-    expr = sp.N(sol.xreplace({gap: sp.Float(eps - floor), **{k: sp.Float(v) for k, v in env.items()}}), 8)
+    expr = sp.N(sol.xreplace({gap: sp.Float(eps - floor), **{k: sp.Float(v) for k, v in env.items()}}), 12)
     return g, RoundsNeeded(
         eps,
         "T",

@@ -193,8 +193,8 @@ class _Backend:
         for f in futures:
             f.cancel()
 
-    def close(self) -> None:
-        pass
+    def close(self, abort: bool = False) -> None:
+        """Release the executor; ``abort`` (an error or Ctrl-C) does not wait for cells still running."""
 
 
 class _PoolBackend(_Backend):
@@ -217,8 +217,8 @@ class _PoolBackend(_Backend):
         done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
         return set(done)
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, abort: bool = False) -> None:
+        self._pool.shutdown(wait=not abort, cancel_futures=True)
 
 
 class _DaskBackend(_Backend):
@@ -257,7 +257,7 @@ class _DaskBackend(_Backend):
         done, _ = self._distributed.wait(list(futures), return_when="FIRST_COMPLETED")
         return set(done)
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         for obj in self._owned:
             obj.close()
 
@@ -346,9 +346,12 @@ def run_sweep(
             else:
                 for cell in todo:
                     record(cell, execute(cell.config))
-        finally:
+        except BaseException:
             bar.close()
-            backend.close()
+            backend.close(abort=True)
+            raise
+        bar.close()
+        backend.close()
     summary.seconds = time.perf_counter() - t0
     return summary
 

@@ -481,6 +481,8 @@ def _validate(data: dict, text: str) -> Spec:
     scale = _scale(data.get("scale", {}), grid, {"instance": inst_params, "oracle": oracle or {}, "params": params})
     if cell == DEFAULT_CELL:
         _check_engine_names(algorithm, inst_name, inst_params, params, grid)
+        if oracle is not None:
+            _check_oracle(oracle, grid)
 
     return Spec(
         name=name,
@@ -590,6 +592,28 @@ def _scale(value: Any, grid: Mapping[str, list], fixed: Mapping[str, Mapping]) -
             raise SpecError(f"{where}.max", "expected max >= min")
         out[key] = clean
     return out
+
+
+def _check_oracle(oracle: Mapping[str, Any], grid: Mapping[str, list]) -> None:
+    """For the default cell: the oracle kind is registered and its keys (fixed or swept) are its fields."""
+    try:
+        import dataclasses
+
+        from algorithms.oracles import ORACLES
+    except ImportError:
+        return
+    swept = [(f"grid.{k}", _route(k)[1]) for k in grid if _route(k)[0] == "oracle"]
+    kinds = [oracle["kind"]] if "kind" in oracle else [v for k, v in grid.items() if k == "oracle.kind"]
+    if not kinds:
+        raise SpecError("oracle.kind", f"missing (required); expected one of {sorted(ORACLES)}")
+    for kind in kinds:
+        if kind not in ORACLES:
+            where = "oracle.kind" if "kind" in oracle else "grid.oracle.kind"
+            raise SpecError(where, f"unknown oracle {kind!r}; expected one of {sorted(ORACLES)}")
+        allowed = [f.name for f in dataclasses.fields(ORACLES[kind]) if f.name != "name"]
+        for where, name in [*((f"oracle.{k}", k) for k in oracle if k != "kind"), *swept]:
+            if name != "kind" and name not in allowed:
+                raise SpecError(where, f"oracle {kind!r} has no parameter {name!r}; allowed: {allowed}")
 
 
 def _seeds(value: Any) -> tuple[int, ...]:

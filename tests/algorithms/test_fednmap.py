@@ -7,8 +7,6 @@ solve written here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,23 +14,10 @@ from hypothesis import strategies as st
 
 from algorithms.fednmap import FedNMap
 from algorithms.instances.least_squares import heterogeneous_least_squares
+from algorithms.oracles import GaussianOracle
 from algorithms.regularizers import L1, SquaredL2
 from algorithms.rng import stream
 from algorithms.run import run
-
-try:
-    from algorithms.oracles import GaussianOracle
-except ModuleNotFoundError:  # pragma: no cover - private stand-in until the foundation stream's oracles land
-
-    @dataclass
-    class GaussianOracle:
-        sigma2: float
-
-        def noise(self, rng, shape):
-            return np.sqrt(self.sigma2 / shape[-1]) * rng.standard_normal(shape)
-
-        def sample(self, problem, X, rng):
-            return problem.grad(X) + self.noise(rng, np.shape(X))
 
 
 @pytest.fixture(scope="module")

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from algorithms.instances.least_squares import heterogeneous_least_squares
+from algorithms.oracles import GaussianOracle
 from algorithms.reference import REFERENCES
 from algorithms.regularizers import L1, MCP, SquaredL2
 from algorithms.run import ALGORITHMS, replica_arrays
-
-try:
-    from algorithms.oracles import GaussianOracle
-except ModuleNotFoundError:  # pragma: no cover - private stand-in until the foundation stream's oracles land
-
-    @dataclass
-    class GaussianOracle:
-        sigma2: float
-
-        def noise(self, rng, shape):
-            return np.sqrt(self.sigma2 / shape[-1]) * rng.standard_normal(shape)
-
-        def sample(self, problem, X, rng):
-            return problem.grad(X) + self.noise(rng, np.shape(X))
 
 
 def vectorised_history(name, problem, params, *, rounds, replicas, seed, oracle):

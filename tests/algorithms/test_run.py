@@ -10,24 +10,10 @@ import pytest
 from algorithms.base import natural_residual, normal_map
 from algorithms.instances.least_squares import heterogeneous_least_squares
 from algorithms.metrics import METRIC_NAMES, Observation
+from algorithms.oracles import GaussianOracle
 from algorithms.regularizers import L1, MCP
 from algorithms.rng import stream
 from algorithms.run import ALGORITHMS, Context, Divergence, DivergenceError, Trajectory, register, run, unregister
-
-try:
-    from algorithms.oracles import GaussianOracle
-except ModuleNotFoundError:  # pragma: no cover - private stand-in until the foundation stream's oracles land
-
-    @dataclass
-    class GaussianOracle:
-        sigma2: float
-
-        def noise(self, rng, shape):
-            return np.sqrt(self.sigma2 / shape[-1]) * rng.standard_normal(shape)
-
-        def sample(self, problem, X, rng):
-            return problem.grad(X) + self.noise(rng, np.shape(X))
-
 
 BUILTINS = ("fednmap", "prox_sgd", "norm_sgd", "fedmid", "fedda", "fedavg_prox", "scaffold_prox", "fedprox_prox")
 
@@ -249,3 +235,20 @@ def test_registry_has_the_builtins_and_accepts_registrations(lasso):
     assert tr.algorithm == "blowup_test" and np.all(tr.final.x == 2.0)
     unregister("blowup_test")
     assert "blowup_test" not in ALGORITHMS
+
+
+# ------------------------------------------------------------------------------------------ benchmark
+
+
+def test_benchmark_script_runs_on_a_tiny_instance():
+    """benchmarks/bench_engine.py checks engine == reference before timing; smoke-run it at toy size."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_engine.py"
+    args = ["--n", "3", "--p", "4", "--Q", "2", "--replicas", "2", "--rounds", "3", "--ref-rounds", "1", "--fast-grad"]
+    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "agreement after 1 rounds" in out.stdout and "ratio (reference / vectorised)" in out.stdout
+    assert "peak traced memory" in out.stdout

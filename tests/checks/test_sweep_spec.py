@@ -151,6 +151,8 @@ def test_shipped_specs_parse() -> None:
         ("[target]", '[scale]\nmu = {times = ["n"]}\n[target]', "scale.mu", "no parameter 'mu'"),
         ("[target]", "[scale]\neta_s = {}\n[target]", "scale.eta_s", "at least one grid key"),
         ("[target]", '[scale]\neta_s = {times = ["n"], max = -1}\n[target]', "scale.eta_s.max", "> 0"),
+        ('kind = "gaussian"', 'kind = "laplace"', "oracle.kind", "unknown oracle 'laplace'"),
+        ("sigma2 = 1.0", "sigma2 = 1.0\nbatch = 4", "oracle.batch", "no parameter 'batch'"),
         ('name = "least_squares"', 'name = "least_squarez"', "instance.name", "unknown instance 'least_squarez'"),
         ("p = 3", "p = 3\nq = 2", "instance.q", "no parameter 'q'"),
         ("gamma = 0.5", "gamma = 0.5\nstep = 0.1", "params.step", "no parameter 'step'"),

@@ -106,7 +106,7 @@ def test_largest_step_sizes_are_tight(consts, mm, fg) -> None:
     sz = res.step_sizes
     vals = _values(res)
     for sym, key in ((gamma, "gamma_max"), (eta_hat, "eta_hat_max"), (eta_a, "eta_a_max")):
-        at_max = dict(vals, **{sym: sp.Float(sz[key], 40)})
+        at_max = {**vals, sym: sp.Float(sz[key], 40)}
         bound, value = _sym_margin(sym, at_max)
         assert value <= bound  # admissible
         assert abs(value / bound - 1) < 1e-9  # and tight
@@ -125,8 +125,8 @@ def test_window_m_is_the_largest_admitted(consts, fh, fa) -> None:
     mm = res.step_sizes["m"]
     vals = _values(res)
     assert res.admissible
-    assert all(_holds(s, dict(vals, **{m: sp.Integer(mm)})) for s in (eta_hat, eta_a))
-    nxt = dict(vals, **{m: sp.Integer(mm + 1)})
+    assert all(_holds(s, {**vals, m: sp.Integer(mm)}) for s in (eta_hat, eta_a))
+    nxt = {**vals, m: sp.Integer(mm + 1)}
     assert not (_holds(eta_hat, nxt) and _holds(eta_a, nxt))
 
 
@@ -136,7 +136,7 @@ def _bound_at(res, t: int) -> sp.Float:
     return core.theorem8_bound.subs(vals).evalf(40)
 
 
-@settings(max_examples=20)
+@settings(max_examples=12)
 @given(
     st.floats(0.5, 5),
     st.floats(0.01, 0.5),
@@ -154,16 +154,16 @@ def test_rounds_needed_theorem8_exact(L_, mu_frac, sigma_, C0, EL0, fh) -> None:
     res = feasibility("fednmap.theorem8", consts, params, eps)
     rn = res.rounds_needed
     assert rn.flag == "exact" and rn.rounds is not None
-    assert _bound_at(res, rn.rounds) <= eps
+    assert _bound_at(res, rn.rounds) <= eps * (1 + TOL)  # TOL: ties at a float boundary
     if rn.rounds > 0:
-        assert _bound_at(res, rn.rounds - 1) > eps
+        assert _bound_at(res, rn.rounds - 1) > eps * (1 - TOL)
     # without C_0 and E[L_0] the answer is the same, but symbolic in them
     sym = feasibility("fednmap.theorem8", {k: v for k, v in consts.items() if k not in ("C_0", "EL_0")}, params, eps).rounds_needed
     assert sym.flag == "symbolic" and sym.rounds is None
     names = {s.name for s in sym.expression.free_symbols}
     assert names == {"C_0", "E[L_0]"}
     t_real = float(sym.expression.subs({s: (C0 if s.name == "C_0" else EL0) for s in sym.expression.free_symbols}))
-    assert max(0, math.ceil(t_real - 1e-6)) <= rn.rounds <= max(0, math.ceil(t_real + 1e-6))
+    assert rn.rounds - 1 - 1e-9 * rn.rounds <= max(t_real, 0.0) <= rn.rounds + 1e-9 * rn.rounds
 
 
 def test_theorem8_unreachable_floor_and_hint() -> None:

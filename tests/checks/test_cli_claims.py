@@ -1,0 +1,69 @@
+"""``fedbounds claims``: listing, filters, LaTeX, JSON, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checks.cli import main
+from theory.registry import all_claims, claims_by_paper
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(["claims", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_lists_every_claim(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _run(capsys)
+    assert rc == 0 and not err
+    header = out.splitlines()[0].split()
+    assert header[:4] == ["id", "label", "status", "statement"]
+    for c in all_claims():
+        assert c.id in out
+    assert f"{len(all_claims())} claims" in out
+    line = next(ln for ln in out.splitlines() if ln.startswith("ds.eq16 "))
+    assert "verbatim" in line and "ds.lemma5_1, ds.eq13" in line and "eq. (16)" in line
+
+
+def test_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "--paper", "ds", "--status", "erratum")
+    assert rc == 0
+    ids = [ln.split()[0] for ln in out.splitlines()[2:] if ln.strip() and not ln.endswith(" claims")]
+    expected = [c.id for c in claims_by_paper("ds") if c.status.value == "erratum"]
+    assert ids == expected and ids
+    assert all(i.startswith("erratum.ds_") or i == "erratum.constant_gamma_floor" for i in ids)
+
+
+def test_json(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "--json", "--paper", "fednmap")
+    data = json.loads(out)
+    assert rc == 0 and {d["paper"] for d in data} == {"fednmap"}
+    t8 = next(d for d in data if d["id"] == "fednmap.theorem8")
+    assert t8["status"] == "verbatim" and t8["label"] == "Theorem 8" and "12100" in t8["conclusion"]
+    assert set(t8["unknowns"]) == {"C_0", "E[L_0]"} and t8["latex"]
+
+
+def test_latex(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "--latex", "--status", "derived")
+    assert rc == 0
+    assert "% fednmap.nat_nor_relation" in out and r"\le" in out and "% ds.corollary_ii " in out
+    assert "% ds.lemma5_2 " not in out  # verbatim, filtered out
+
+
+def test_one_claim(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = _run(capsys, "--id", "erratum.constant_gamma_floor")
+    assert rc == 0
+    assert "numeric: see checks claim erratum.constant_gamma_floor" in out and "depends on: ds.assumption.inexactness" in out
+
+
+@pytest.mark.parametrize(("argv", "needle"), [(["--status", "proved"], "verbatim, derived, reconstructed, erratum"),
+                                              (["--paper", "fedavg"], "invalid choice"),
+                                              (["--id", "ds.lemma9"], "valid ids"),
+                                              (["--latex", "--json"], "not allowed")])
+def test_bad_input_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
+    rc, out, err = _run(capsys, *argv)
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and needle in err and err.startswith("fedbounds")

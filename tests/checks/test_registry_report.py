@@ -1,0 +1,66 @@
+"""checks.registry, checks.report, checks.profiles and checks.formulas: lookup, provenance, table, JSON, plots."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from checks.formulas import evaluate, function_of
+from checks.profiles import FULL, QUICK, get_profile
+from checks.registry import CheckResult, Curve, Plot, all_checks, get_check, select_checks
+from checks.report import format_slack, format_table, write_report
+from checks.verdict import compare
+
+
+def test_check_ids_are_theory_claims() -> None:
+    from theory.registry import get_claim
+
+    for spec in all_checks():
+        claim = get_claim(spec.check_id)  # every check tests a claim the theory layer holds
+        label, status = spec.provenance()
+        assert label == claim.provenance.label and status == str(claim.status)
+        assert spec.erratum == (status == "erratum")
+
+
+def test_lookup_and_selection() -> None:
+    assert get_check("ds.lemma5_2").check_id == "ds.lemma5_2"
+    with pytest.raises(ValueError, match="known ids"):
+        get_check("nope")
+    ds = select_checks(["ds"])
+    assert ds and all(s.check_id.startswith("ds.") for s in ds)
+    assert [s.check_id for s in select_checks(["fednmap.theorem8"])] == ["fednmap.theorem8"]
+    with pytest.raises(ValueError, match="unknown claim"):
+        select_checks(["fednmap.theorem9"])
+
+
+def test_profiles() -> None:
+    assert get_profile("quick") is QUICK and FULL.replicas > QUICK.replicas
+    assert QUICK.get("x", "replicas") == QUICK.replicas and QUICK.get("x", "missing", 3) == 3
+    with pytest.raises(ValueError, match="known"):
+        get_profile("medium")
+
+
+def test_formulas_evaluate_theory_expressions() -> None:
+    x, y = sp.symbols("x y", positive=True)
+    assert evaluate(x**2 + y, {x: 3.0, y: 1.0}) == 10.0
+    assert function_of(x * y, (x, y))(2.0, 5.0) == 10.0
+    with pytest.raises(ValueError, match="no value"):
+        evaluate(x + y, {x: 1.0})
+
+
+def test_table_json_and_plot(tmp_path) -> None:
+    spec = get_check("fednmap.nat_nor_relation")
+    res = CheckResult(spec.check_id)
+    res.verdicts.append(compare(spec.check_id, "inst", np.array([1.0, 2.0]), np.array([2.0, 8.0]), exact=True))
+    res.negatives.append(compare(spec.check_id, "ctrl", np.array([1.0]), np.array([0.1]), exact=True).with_details(control="bound / 10"))
+    res.plots.append(Plot("p", "title", "t", "v", [Curve("obs", [0, 1], [1.0, 2.0]), Curve("bound", [0, 1], [2.0, 8.0], role="bound")]))
+    table = format_table([(spec, res)])
+    assert "fednmap.nat_nor_relation" in table and "holds" in table and "bound / 10" in table and "ok" in table
+    path, pngs = write_report(tmp_path, [(spec, res)], {"profile": "test"})
+    data = json.loads(path.read_text())
+    assert data["claims"][0]["worst_slack"] == 2.0 and data["claims"][0]["negatives_ok"] is True
+    assert pngs[0].read_bytes()[:4] == b"\x89PNG"
+    assert format_slack(float("inf")) == "inf" and format_slack(float("nan")) == "-" and format_slack(1234.5) == "1.23e+03"
