@@ -13,11 +13,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import sympy as sp  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import sympy as sp
 
-from theory.feasibility import FeasibilityResult  # noqa: E402
+from theory.feasibility import FeasibilityResult
 
 
 def _axis_range(result: FeasibilityResult, name: str) -> float:
@@ -80,7 +80,9 @@ def plot_region(result: FeasibilityResult, axes: tuple[str, str], path: str | Pa
     handles.append(plt.Rectangle((0, 0), 1, 1, color="#9fd69f", alpha=0.5, label="admissible"))
     px, py = result.chosen.get(axes[0]), result.chosen.get(axes[1])
     if px is not None and py is not None:
-        at_point = [float(expr.xreplace({xs: sp.Float(px), ys: sp.Float(py)})) for expr in margins.values() if expr.free_symbols <= {xs, ys}]
+        at_point = [
+            float(expr.xreplace({xs: sp.Float(px), ys: sp.Float(py)})) for expr in margins.values() if expr.free_symbols <= {xs, ys}
+        ]
         status = "admissible" if all(v >= -1e-12 * max(1.0, abs(v)) for v in at_point) else "not admissible"
         (pt,) = ax.plot([px], [py], marker="*", markersize=14, color="crimson", linestyle="none", label=f"point ({status})")
         handles.append(pt)

@@ -121,6 +121,13 @@ class Claim:
         return self.provenance.label + (f", eq. {self.provenance.equation}" if self.provenance.equation else "")
 
     @property
+    def variables(self) -> tuple[str, ...]:
+        """The names of the conclusion's symbols (for an O-expression: the variables it is stated in)."""
+        if not isinstance(self.conclusion, sp.Basic):
+            return ()
+        return tuple(sorted(s.name for s in self.conclusion.free_symbols if isinstance(s, sp.Symbol)))
+
+    @property
     def free_symbols(self) -> set[sp.Symbol]:
         syms: set[sp.Symbol] = set()
         if isinstance(self.conclusion, sp.Basic):
@@ -172,6 +179,7 @@ class Claim:
             "quantity": self.quantity,
             "relation": self.relation,
             "conclusion": None if self.conclusion is None else str(self.conclusion),
+            "variables": list(self.variables),
             "hypotheses": [str(h) for h in self.hypotheses],
             "depends_on": list(self.depends_on),
             "unknowns": [s.name for s in self.unknowns],

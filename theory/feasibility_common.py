@@ -219,7 +219,8 @@ class ParamBound:
         """``0.1 <= gamma <= 0.3``, ``m <= 12``, ``eta_s`` unconstrained."""
         fmt = (lambda x: f"{int(x)}") if self.integer else (lambda x: f"{x:.6g}")
         if self.lower is None and self.upper is None:
-            return f"{self.parameter}: {self.note or 'no admissible value' if self.meets is False else 'unconstrained'}"
+            what = self.note or ("no admissible value" if self.meets is False else "unconstrained")
+            return f"{self.parameter}: {what}"
         parts = []
         if self.lower is not None:
             parts.append(f"{fmt(self.lower)} <=")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -34,13 +35,35 @@ from theory.feasibility_common import (
     function_of,
     meets_upper,
     round_inward,
-    value_of,
     sigma2_from,
     smallest_integer,
     substitute,
     upper_condition,
+    value_of,
 )
-from theory.symbols import L_F, B, Delta_0, Delta_r0, G, G_r, L_f, L_r, R, Xi_sum, alpha, c, c_gamma, epsilon, eta, gamma_r, lam, r, r_0, rho_f, sigma2
+from theory.symbols import (
+    L_F,
+    B,
+    Delta_0,
+    Delta_r0,
+    G,
+    G_r,
+    L_f,
+    L_r,
+    R,
+    Xi_sum,
+    alpha,
+    c,
+    c_gamma,
+    epsilon,
+    eta,
+    gamma_r,
+    lam,
+    r,
+    r_0,
+    rho_f,
+    sigma2,
+)
 
 CONSTANT_KEYS = ("L_f", "L_r", "lam", "G", "B", "G_r", "sigma", "sigma2", "rho", "Delta_0")
 _CONSTANT_ALIASES = {"lambda": "lam", "rho_f": "rho", "Delta0": "Delta_0", "L-f": "L_f", "L-r": "L_r", "G-r": "G_r"}
@@ -117,7 +140,13 @@ def _implied(expr: sp.Expr, env: dict[sp.Symbol, float], params: tuple[sp.Symbol
 
 
 def _eta_conditions(
-    prefix: str, step: sp.Expr, env: dict[sp.Symbol, float], implied_params: tuple[sp.Symbol, ...], what: str, rho_zero: bool, required: bool = True
+    prefix: str,
+    step: sp.Expr,
+    env: dict[sp.Symbol, float],
+    implied_params: tuple[sp.Symbol, ...],
+    what: str,
+    rho_zero: bool,
+    required: bool = True,
 ) -> list[ConditionResult]:
     """A4(iv) and A4(ii) on the step ``step`` (eta_0 = c, c/sqrt(R), or a constant eta)."""
     value = evaluate(step, env)
@@ -145,8 +174,7 @@ def _eta_conditions(
 
 
 def _with_relation(cond: ConditionResult, relation: sp.Basic) -> ConditionResult:
-    from dataclasses import replace
-
+    """The same condition, shown as ``relation`` (the theory's bound applied to the schedule's step)."""
     return replace(cond, relation=relation)
 
 
@@ -284,7 +312,17 @@ def ds_feasibility(theorem: str, constants: Mapping[str, Any], params: Mapping[s
         conds += _eta_conditions("constant.", eta, cenv, (), "constant eta", rho_zero, required=False)
         if params.get("gamma_r") is not None:
             conds.append(
-                upper_condition("constant.(10)", "(10): gamma_r <= c_gamma eta_r", "verbatim", "gamma_r", gamma_r, core.gamma_r_max, cenv, gam_c, required=False)
+                upper_condition(
+                    "constant.(10)",
+                    "(10): gamma_r <= c_gamma eta_r",
+                    "verbatim",
+                    "gamma_r",
+                    gamma_r,
+                    core.gamma_r_max,
+                    cenv,
+                    gam_c,
+                    required=False,
+                )
             )
         conds.append(
             upper_condition(
@@ -312,7 +350,7 @@ def ds_feasibility(theorem: str, constants: Mapping[str, Any], params: Mapping[s
     )
     floor = evaluate(floor_expr, cenv)
     step_sizes.update(constant_eta=eta_c, constant_gamma_r=gam_c, constant_floor=floor)
-    guarantee = Guarantee(**{**guarantee.__dict__, "extra_terms": floor_terms})
+    guarantee = replace(guarantee, extra_terms=floor_terms)
     if eps is not None:
         msg = f"constant step eta = {eta_c:.6g}, gamma_r = {gam_c:.6g}: " + (
             f"unreachable: floor {floor:.6g} > epsilon {eps:g}" if floor >= eps else f"floor {floor:.6g} <= epsilon {eps:g}"
@@ -342,7 +380,8 @@ def ds_feasibility(theorem: str, constants: Mapping[str, Any], params: Mapping[s
     region = {k: substitute(v, {s: env[s] for s in env if s not in (eta, gamma_r, c_gamma, c, R, alpha)}) for k, v in region.items()}
     return FeasibilityResult(
         theorem=theorem,
-        title="DS FedProxGrad " + ("Theorem 5.3 (Robbins-Monro schedule)" if theorem == "ds.theorem5_3" else "Corollary (ii) (eta = c/sqrt(R))"),
+        title="DS FedProxGrad "
+        + ("Theorem 5.3 (Robbins-Monro schedule)" if theorem == "ds.theorem5_3" else "Corollary (ii) (eta = c/sqrt(R))"),
         constants={**consts, "L_F": env[L_F]},
         chosen=chosen,
         given=given,
@@ -388,7 +427,9 @@ def _horizon_min(env: dict[sp.Symbol, float]) -> int:
     def valid(rr: int) -> bool:
         e = {**env, R: rr}
         v = evaluate(step, e)
-        ok = meets_upper(v, evaluate(core.eta_max_smooth, e)) and meets_upper(evaluate(core.gamma_r_max.subs(eta, step), e), evaluate(core.absorption_gamma_max, e))
+        ok = meets_upper(v, evaluate(core.eta_max_smooth, e)) and meets_upper(
+            evaluate(core.gamma_r_max.subs(eta, step), e), evaluate(core.absorption_gamma_max, e)
+        )
         if env[rho_f] > 0:
             ok = ok and meets_upper(v, evaluate(core.eta_max_weak, e))
         return ok
@@ -436,7 +477,13 @@ def _corollary_ii(env: dict[sp.Symbol, float], horizon: int | None, eps: float |
         return g, None
     if Delta_0 in env:
         k = smallest_integer(lambda rr: evaluate(bound, {**env, R: rr}) <= eps, start=r_min)
-        return g, RoundsNeeded(eps, "R", k, "exact" if k is not None else "unreachable", message="" if k is not None else "no horizon below 1e18 reaches epsilon")
+        return g, RoundsNeeded(
+            eps,
+            "R",
+            k,
+            "exact" if k is not None else "unreachable",
+            message="" if k is not None else "no horizon below 1e18 reaches epsilon",
+        )
     expr = _rounds_expression(env, eps, r_min)
     return g, RoundsNeeded(
         eps,
@@ -462,7 +509,7 @@ def _corollary_ii_in_s() -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
 
 def _rounds_expression(env: dict[sp.Symbol, float], eps: float, r_min: int) -> sp.Expr:
     """The smallest R with corollary_ii_bound(R) <= epsilon, as an expression in the unknown Delta_0."""
-    s, a1, a2, root = _corollary_ii_in_s()
+    _, a1, a2, root = _corollary_ii_in_s()
     known = {k: v for k, v in env.items() if k is not R and k is not Delta_0}
     if evaluate(a2, known) == 0:
         r_real = (substitute(a1, known) / sp.Float(eps)) ** 2
@@ -480,7 +527,9 @@ def _theorem5_3(env: dict[sp.Symbol, float], horizon: int | None, eps: float | N
         expr = core.decaying_bound.xreplace({denominator: sp.Float(s)})
         if r0 == 0 and Delta_0 in env:
             expr = expr.xreplace({Delta_r0: sp.Float(env[Delta_0])})
-        extra = (_term("min_{r_0<=r<=R} E||grad F||^2 <= 4 (Delta_r0 + Xi_sum)/sum_{r=r_0}^R eta_r", expr, env, note="Delta_r0, Xi_sum unknown"),)
+        extra = (
+            _term("min_{r_0<=r<=R} E||grad F||^2 <= 4 (Delta_r0 + Xi_sum)/sum_{r=r_0}^R eta_r", expr, env, note="Delta_r0, Xi_sum unknown"),
+        )
     g = Guarantee(
         claim="ds.theorem5_3",
         quantity="liminf_{r->oo} E||grad F(x^r)||^2",
@@ -494,10 +543,13 @@ def _theorem5_3(env: dict[sp.Symbol, float], horizon: int | None, eps: float | N
         note=note,
     )
     if extra:
-        g = Guarantee(**{**g.__dict__, "terms": g.terms + extra})
+        g = replace(g, terms=g.terms + extra)
     if eps is None:
         return g, None
-    target = sp.Ge(denominator.xreplace({c: sp.Float(env[c]), alpha: sp.Float(env[alpha]), r_0: sp.Integer(r0)}), 4 * (Delta_r0 + Xi_sum) / sp.Float(eps))
+    target = sp.Ge(
+        denominator.xreplace({c: sp.Float(env[c]), alpha: sp.Float(env[alpha]), r_0: sp.Integer(r0)}),
+        4 * (Delta_r0 + Xi_sum) / sp.Float(eps),
+    )
     return g, RoundsNeeded(
         eps,
         "R",

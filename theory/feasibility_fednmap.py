@@ -38,14 +38,14 @@ from theory.feasibility_common import (
     function_of,
     meets_upper,
     round_inward,
-    value_of,
     sigma2_from,
     smallest_integer,
     substitute,
     upper_condition,
+    value_of,
 )
 from theory.feasibility_table1 import ProblemClass, table1_comparison
-from theory.symbols import C_0, EL_0, L, Q, T, Delta_f, epsilon, eta_a, eta_hat, eta_s, gamma, grad0_sq, m, mu, n, rho, sigma2, zeta2
+from theory.symbols import C_0, EL_0, Delta_f, L, Q, T, epsilon, eta_a, eta_hat, eta_s, gamma, grad0_sq, m, mu, n, rho, sigma2, zeta2
 
 CONSTANT_KEYS = ("L", "rho", "n", "Q", "sigma", "sigma2", "mu", "C_0", "EL_0", "Delta_f", "grad0_sq", "zeta2")
 PARAM_KEYS = ("gamma", "eta_a", "eta_s", "eta_hat", "m", "T")
@@ -84,7 +84,7 @@ def _largest_m(expr_key: str, values: Mapping[sp.Symbol, float], cond: sp.Symbol
     x = evaluate(_solved()[expr_key], values)
     if not math.isfinite(x) or x < 1 - 1e-9:
         x = 0.0
-    k = max(int(math.floor(x * (1 + 1e-12))), 0)
+    k = max(math.floor(x * (1 + 1e-12)), 0)
     rhs = core.theorem5_conditions[cond]
 
     def ok(mm: int) -> bool:
@@ -104,9 +104,9 @@ def _largest_m(expr_key: str, values: Mapping[sp.Symbol, float], cond: sp.Symbol
 
 def _constants(constants: Mapping[str, Any], theorem: str) -> dict[str, float]:
     check_keys("constant", constants.keys(), CONSTANT_KEYS)
-    for req in ("L", "rho", "n", "Q"):
+    for req, allowed in (("L", "> 0"), ("rho", ">= 0"), ("n", "an integer >= 1"), ("Q", "an integer >= 1")):
         if constants.get(req) is None:
-            raise ValueError(f"{req} is required for {theorem}")
+            raise ValueError(f"{req} is required for {theorem} ({allowed})")
     out: dict[str, float] = {
         "L": check_positive("L", constants["L"]),
         "rho": check_positive("rho", constants["rho"], strict=False),
@@ -117,7 +117,9 @@ def _constants(constants: Mapping[str, Any], theorem: str) -> dict[str, float]:
     if constants.get("mu") is not None:
         out["mu"] = check_positive("mu", constants["mu"])
         if out["mu"] > out["L"] * (1 + 1e-12):
-            raise ValueError(f"mu must lie in (0, L] = (0, {out['L']:g}] (a PL constant cannot exceed L), got {out['mu']:g}")
+            raise ValueError(
+                f"mu must lie in (0, L] = (0, {out['L']:g}] (the PL constant of an L-smooth f is at most L), got {out['mu']:g}"
+            )
     elif theorem == "fednmap.theorem8":
         raise ValueError("mu is required for fednmap.theorem8 (the proximal-PL constant of Assumption 4), in (0, L]")
     for key in ("C_0", "EL_0", "Delta_f", "grad0_sq", "zeta2"):
@@ -261,7 +263,9 @@ def _conditions(env: dict[sp.Symbol, float], given: set[str], rho_value: float) 
                 env,
                 env[sym],
                 implied=_implied(sym, env, rho_value),
-                note="" if _PARAM_NAME[sym] in given or (sym is eta_hat and "eta_s" in given) else "not given: set to its largest admissible value",
+                note=""
+                if _PARAM_NAME[sym] in given or (sym is eta_hat and "eta_s" in given)
+                else "not given: set to its largest admissible value",
             )
         )
     return tuple(out)
@@ -321,7 +325,14 @@ def _theorem8(env: dict[sp.Symbol, float], horizon: int | None, eps: float | Non
         return g, None
     o_expr = substitute(core.theorem8_complexity, {**env, epsilon: eps})
     if floor >= eps:
-        return g, RoundsNeeded(eps, "T", None, "unreachable", message=f"unreachable: floor {floor:.6g} > epsilon {eps:g}" + _hint(env, eps), o_expression=o_expr)
+        return g, RoundsNeeded(
+            eps,
+            "T",
+            None,
+            "unreachable",
+            message=f"unreachable: floor {floor:.6g} > epsilon {eps:g}" + _hint(env, eps),
+            o_expression=o_expr,
+        )
     if C_0 in env and EL_0 in env:
         k = smallest_integer(lambda t: evaluate(core.theorem8_bound, {**env, T: t}) <= eps, start=0)
         msg = "" if k is not None else "no horizon below 1e18 reaches epsilon"
@@ -371,7 +382,9 @@ def _theorem5(env: dict[sp.Symbol, float], horizon: int | None, eps: float | Non
     if horizon is not None:
         tenv[T] = horizon
     note = "Theorem 5's bound is lost with the text: only its rate (Table 1) is known, its constants are not"
-    terms = tuple(_term(f"O-term {i + 1}", t, tenv, flag_unknown="O", note=note) for i, t in enumerate(sp.Add.make_args(core.theorem5_rate)))
+    terms = tuple(
+        _term(f"O-term {i + 1}", t, tenv, flag_unknown="O", note=note) for i, t in enumerate(sp.Add.make_args(core.theorem5_rate))
+    )
     terms = tuple(Term(t.name, t.expression, t.value, "O", t.unknowns, t.note) for t in terms)
     known = all(t.value is not None for t in terms)
     g = Guarantee(

@@ -332,13 +332,18 @@ def ds_lemma5_1(N: int = 3) -> tuple[Part, ...]:
 @_step("DS FedProxGrad eq. (13)")
 def ds_eq13(two: sp.Expr = 2) -> tuple[Part, ...]:
     """||grad f|| <= ||grad F|| + lambda G_r, then (a + b)^2 <= 2 a^2 + 2 b^2."""
-    a, b = sp.Symbol("a", real=True), sp.Symbol("b", real=True)  # ||grad F||, lambda ||grad r||
-    norm_g = sp.Symbol("norm_g", nonnegative=True)
-    w = _slack("w_r")  # ||grad r|| = G_r - w / lambda... via lambda ||grad r|| = lambda G_r - w
-    triangle = (norm_g + lam * G_r) - (norm_g + (lam * G_r - w))
-    square = two * a**2 + two * b**2 - (a + b) ** 2
-    printed = _zero("matches (13)", ds.eq13_bound - (two * g2 + two * lam**2 * G_r**2))
-    return (_nonneg("triangle with ||grad r|| <= G_r", triangle), _psd("(a+b)^2 <= 2a^2+2b^2", square, (a, b)), printed)
+    u, v = _vec("u", 2), _vec("v", 2)  # grad F and -lambda grad r, so grad f = u + v
+    nu, nv = sp.sqrt(_dot(u, u)), sp.sqrt(_dot(v, v))
+    gap = (nu + nv) ** 2 - _dot(u + v, u + v) - 2 * (nu * nv - _dot(u, v))
+    parts = [_zero("triangle: (|u| + |v|)^2 - |u + v|^2 = 2 (|u||v| - <u, v>)", gap)]
+    parts.append(_zero("... and |u|^2 |v|^2 - <u, v>^2 is a square (so |u||v| >= <u, v>)",
+                       _dot(u, u) * _dot(v, v) - _dot(u, v) ** 2 - (u[0] * v[1] - u[1] * v[0]) ** 2))
+    w = _slack("w_r")  # lambda ||grad r|| = lambda G_r - w (A3)
+    parts.append(_nonneg("A3: lambda ||grad r|| <= lambda G_r", lam * G_r - (lam * G_r - w)))
+    a, b = sp.Symbol("a", real=True), sp.Symbol("b", real=True)  # ||grad F||, lambda G_r
+    parts.append(_psd("(a+b)^2 <= 2a^2+2b^2", two * a**2 + two * b**2 - (a + b) ** 2, (a, b)))
+    parts.append(_zero("matches (13)", ds.eq13_bound - (two * g2 + two * lam**2 * G_r**2)))
+    return tuple(parts)
 
 
 @_step("DS FedProxGrad eq. (16), exactness of C_e and K_e^2")
@@ -432,6 +437,8 @@ def ds_absorption(threshold: sp.Expr = ds.absorption_gamma_max, six: sp.Expr = 6
     upper = -eta / 2 + sp.Rational(5, 4) * eta * ds.C_e * gamma_r**2
     parts = [_nonneg("(20) <= -eta/2 + (5/4) eta C_e gamma^2", (upper - ds.coefficient20).subs(eta, e))]
     parts.append(_zero("equality at eta = 1/(6 L_F)", (upper - ds.coefficient20).subs(eta, 1 / (6 * L_F))))
+    parts.append(_zero("upper + eta/4 = (5/4) eta (C_e gamma^2 - 1/5): <= 0 iff C_e gamma^2 <= 1/5",
+                       upper + eta / 4 - sp.Rational(5, 4) * eta * (ds.C_e * gamma_r**2 - sp.Rational(1, 5))))
     v, _ = _unit("v_gamma")
     parts.append(_nonneg("gamma <= threshold => upper <= -eta/4", (-eta / 4 - upper).subs(gamma_r, threshold * v)))
     solved = sp.solve_univariate_inequality(upper + eta / 4 <= 0, gamma_r, relational=False)  # [-g*, g*]
@@ -532,9 +539,8 @@ def ds_decaying_rate() -> tuple[Part, ...]:
     """(r+1)^(-alpha) >= integral_{r+1}^{r+2} x^(-alpha) dx, and the integral from 1 to R+2 is
     ((R+2)^(1-alpha) - 1)/(1-alpha): so sum_{r<=R} eta_r >= c ((R+2)^(1-alpha) - 1)/(1 - alpha) (alpha < 1)."""
     x = sp.Symbol("x", positive=True)
-    a_ = sp.Rational(3, 4)  # a representative alpha in (1/2, 1); the identity below holds for each such value
-    integral = sp.integrate(x ** (-a_), (x, 1, R + 2))
-    parts = [_zero("integral", integral - ((R + 2) ** (1 - a_) - 1) / (1 - a_))]
+    integral = sp.integrate(x ** (-alpha), (x, 1, R + 2), conds="none")  # alpha != 1
+    parts = [_zero("integral", integral - ((R + 2) ** (1 - alpha) - 1) / (1 - alpha))]
     y = sp.Symbol("y", positive=True)
     parts.append(_nonneg("x^(-alpha) decreasing", -sp.diff(y ** (-alpha), y)))
     return tuple(parts)
@@ -637,9 +643,9 @@ def ds_phi_prefix() -> tuple[Part, ...]:
     e = 1 / (6 * L_F)
     excess = (ds.coefficient20 + eta / 4).subs(eta, e)
     parts = [_zero("excess at eta = 1/(6 L_F)", excess - sp.Rational(5, 4) * e * (ds.C_e * gamma_r**2 - sp.Rational(1, 5)))]
-    d = _slack("delta")
-    above = excess.subs(gamma_r, ds.absorption_gamma_max * (1 + d)) * 1
-    parts.append(_nonneg("excess >= 0 just above the threshold", above))
+    d = sp.Symbol("delta", positive=True)
+    above = sp.factor(excess.subs(gamma_r, ds.absorption_gamma_max * (1 + d)))
+    parts.append(_true("excess > 0 for gamma = (1 + delta)/(sqrt(10) B), delta > 0", above.is_positive is True, above))
     numbers = ds.coefficient20.subs({L_F: 1, B: 1, eta: sp.Rational(1, 6), gamma_r: sp.Rational(1, 2)})
     parts.append(_zero("L_F = B = 1, eta = 1/6, gamma = 1/2: coefficient = 1/48", numbers - sp.Rational(1, 48)))
     parts.append(_true("gamma = 1/2 <= c_gamma eta with c_gamma = 3", sp.Rational(1, 2) <= 3 * sp.Rational(1, 6)))
@@ -730,8 +736,7 @@ def fednmap_nat_nor_relation(p: int = 2) -> tuple[Part, ...]:
                        - (_dot(z - w, x - x2) - (1 - gamma * rho) * _dot(x - x2, x - x2))))
     d = sp.Symbol("d", positive=True)  # ||x - x'||
     w1, w2 = _slack("w_mono"), _slack("w_cs")
-    t, _ = _unit("s_gr")
-    gr = t * sp.Rational(1, 5)  # gamma rho <= 1/5 < 1 under Theorem 5
+    gr, _ = _unit_open("s_gr")  # gamma rho in [0, 1)
     ip = (1 - gr) * d**2 + w1  # <z - w, x - x'> = (1 - gamma rho) d^2 + w1
     D_val = (ip + w2) / d  # Cauchy-Schwarz: ip <= D d, i.e. D d = ip + w2
     parts.append(_nonneg("(ii) (1 - gamma rho) ||x - x'|| <= ||z - w||", D_val - (1 - gr) * d))
@@ -763,12 +768,14 @@ def fednmap_nor_in_subdifferential() -> tuple[Part, ...]:
     """v = (z - prox(z))/gamma is in d phi(prox(z)) (Fermat's rule for the prox subproblem); checked for phi = |.|
     (soft thresholding, three cases) and phi = -rho y^2/2; then F_nor = grad f(x) + v is in d psi(x)."""
     zz = sp.Symbol("z0", real=True)
-    s = _slack("s_z")
+    s = sp.Symbol("s_z", positive=True)
+    y = sp.Symbol("y", real=True)
     parts = []
-    # |z| > gamma, z > 0: prox = z - gamma, v = 1 = sign(prox)
-    z1 = gamma + 1 + s
+    # z > gamma: prox = z - gamma (the derivative of |y| + (y - z)^2/(2 gamma) vanishes there, y > 0), v = 1 = sign(prox)
+    z1 = gamma + s
+    parts.append(_zero("l1, z > gamma: prox = z - gamma is stationary", sp.diff(y + (y - z1) ** 2 / (2 * gamma), y).subs(y, z1 - gamma)))
     parts.append(_zero("l1, z > gamma: v = +1", (z1 - (z1 - gamma)) / gamma - 1))
-    z2 = -(gamma + 1 + s)
+    z2 = -(gamma + s)
     parts.append(_zero("l1, z < -gamma: v = -1", (z2 - (z2 + gamma)) / gamma + 1))
     t, _ = _unit("s_in")
     z3 = gamma * (2 * t - 1)  # |z| <= gamma: prox = 0, v = z/gamma in [-1, 1]
@@ -802,7 +809,6 @@ def _simulate_fednmap(n_: int, Q_: int, rounds: int) -> dict:
         z.append(z[t] - Q_ * es_ * ea / n_ * sum(yt))
         xs.append(sp.Symbol(f"x_{t + 1}", real=True))
         c_.append([c_[t][i] - yt[i] + ybar for i in range(n_)])
-        del ybar
     return {"z": z, "x": xs, "g": g, "c": c_, "y": y, "eta_a": ea, "eta_s": es_, "gamma": gam}
 
 
@@ -933,7 +939,10 @@ def fednmap_delta_f() -> tuple[Part, ...]:
     # prox of gamma |. - 1| at w = x_0 - gamma f'(x_0) = 0 (< 1 - gamma): shift by +gamma
     t, _ = _unit_open("s_g")
     g_ = t  # gamma in [0, 1)
-    prox_w = 0 + g_
+    w0 = x0 - g_ * sp.diff(f, xx).subs(xx, x0)  # = 0
+    yv = sp.Symbol("yv", real=True)
+    prox_w = g_  # argmin_y |y - 1| + (y - w0)^2/(2 gamma): on y < 1 the derivative -1 + (y - w0)/gamma vanishes at y = gamma < 1
+    parts.append(_zero("prox point is stationary on y < 1", sp.diff((1 - yv) + (yv - w0) ** 2 / (2 * g_), yv).subs(yv, prox_w)))
     parts.append(_zero("F_nat(x_0) = x_0 - prox(x_0 - gamma f'(x_0)) = -gamma", (x0 - prox_w) + g_))
     return tuple(parts)
 

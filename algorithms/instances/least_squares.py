@@ -21,6 +21,25 @@ from algorithms.instances._solvers import certificate_gamma, is_zero, residual_n
 from algorithms.regularizers import L1, Zero
 
 
+def _per_client_matmul(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """x_i^T M_i for every client i: X (..., n, p), M (n, p, k) -> (..., n, k), a fresh C-contiguous array.
+
+    One batched matmul over the client axis: X is viewed as (n, B, p) (B = all leading entries, no copy when X is
+    C-contiguous) and multiplied into a view (n, B, k) of the output, so each client is one BLAS gemm on all
+    replicas at once and nothing is transposed in memory.
+    """
+    n, p, k = M.shape
+    lead = X.shape[:-2]
+    if X.ndim < 2 or X.shape[-2:] != (n, p):
+        if X.ndim < 2 or X.shape[-1] != p or X.shape[-2] not in (1, n):
+            raise ValueError(f"X must have shape (..., n, p) = (..., {n}, {p}), got {X.shape}")
+        X = np.broadcast_to(X, (*X.shape[:-2], n, p))  # one point shared by all clients
+    X3 = X.reshape(-1, n, p)  # (B, n, p); a copy only if X is not C-contiguous
+    out = np.empty((X3.shape[0], n, k))
+    np.matmul(np.swapaxes(X3, 0, 1), M, out=np.swapaxes(out, 0, 1))
+    return out.reshape(*lead, n, k)
+
+
 @dataclass
 class LeastSquares:
     """Per-client data ``A`` of shape (n, m, p) and ``b`` of shape (n, m); every client has m samples."""
@@ -53,23 +72,40 @@ class LeastSquares:
 
     def per_sample_grads(self, X: np.ndarray) -> np.ndarray:
         """a_j (a_j^T x_i - b_j) for every sample j of every client i: (..., n, p) -> (..., n, m, p)."""
-        r = np.einsum("ikp,...ip->...ik", self.A, X) - self.b
+        r = _per_client_matmul(np.asarray(X, dtype=float), np.swapaxes(self.A, 1, 2))  # A_i x_i, (..., n, m)
+        r -= self.b
         return r[..., None] * self.A
 
     def sample_grad(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Mean per-sample gradient over the indices ``idx`` (..., n, b) of each client: (..., n, p)."""
         idx = np.asarray(idx)
-        A_sel = self.A[np.arange(self.n)[:, None], idx]  # (..., n, b, p)
-        r = np.einsum("...ikp,...ip->...ik", A_sel, X) - self.b[np.arange(self.n)[:, None], idx]
-        return np.einsum("...ik,...ikp->...ip", r, A_sel) / idx.shape[-1]
+        rows = np.arange(self.n)[:, None]
+        A_sel = self.A[rows, idx]  # (..., n, b, p)
+        X = np.asarray(X, dtype=float)
+        r = np.matmul(A_sel, X[..., None])[..., 0] - self.b[rows, idx]  # residuals a_j^T x_i - b_j, (..., n, b)
+        return np.matmul(r[..., None, :], A_sel)[..., 0, :] / idx.shape[-1]
 
     # ---- the Problem interface ----
     def client_values(self, X: np.ndarray) -> np.ndarray:
-        HX = np.einsum("ipq,...iq->...ip", self.hessians, X)
-        return 0.5 * np.einsum("...ip,...ip->...i", X, HX) - np.einsum("ip,...ip->...i", self.linear, X) + self.offsets
+        X = np.asarray(X, dtype=float)
+        HX = self._hessians_times(X)  # H_i x_i
+        HX *= 0.5
+        HX -= self.linear  # H_i x_i / 2 - h_i
+        return np.einsum("...ip,...ip->...i", X, HX) + self.offsets
 
     def grad(self, X: np.ndarray) -> np.ndarray:
-        return np.einsum("ipq,...iq->...ip", self.hessians, X) - self.linear
+        """grad f_i(x_i) = H_i x_i - h_i for every client i: (..., n, p) -> (..., n, p), C-contiguous."""
+        G = self._hessians_times(np.asarray(X, dtype=float))
+        G -= self.linear
+        return G
+
+    def _hessians_times(self, X: np.ndarray) -> np.ndarray:
+        """H_i x_i for every client i of X (..., n, p): a fresh C-contiguous array (..., n, p).
+
+        Batched matmul over the client axis (one BLAS gemm per client on all replicas at once); H_i is
+        symmetric, but the product is taken with H_i^T so that it is x_i^T H_i^T = (H_i x_i)^T exactly.
+        """
+        return _per_client_matmul(X, np.swapaxes(self.hessians, 1, 2))
 
     def hess(self, X: np.ndarray) -> np.ndarray:
         """Hessians of the f_i at X (..., n, p): (..., n, p, p) (constant H_i)."""
@@ -77,10 +113,15 @@ class LeastSquares:
 
     def f(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
-        return 0.5 * np.einsum("...p,pq,...q->...", x, self._H, x) - x @ self._h + self.offsets.mean()
+        Hx = x @ self._H.T
+        Hx *= 0.5
+        Hx -= self._h  # H x / 2 - h
+        return np.einsum("...p,...p->...", x, Hx) + self.offsets.mean()
 
     def grad_f(self, x: np.ndarray) -> np.ndarray:
-        return np.einsum("pq,...q->...p", self._H, x) - self._h
+        g = np.asarray(x, dtype=float) @ self._H.T
+        g -= self._h
+        return g
 
     def hess_f(self, x: np.ndarray) -> np.ndarray:
         """Hessian of f, (p, p) (constant)."""

@@ -71,6 +71,7 @@ def _full(c: Claim) -> str:
     lines.append(f"  statement:  {c.statement or c.title}")
     if c.conclusion is not None:
         lines.append(f"  formula:    {c.quantity} {c.relation} {c.conclusion}")
+        lines.append(f"  variables:  {', '.join(c.variables)}")
     if c.hypotheses:
         lines.append(f"  hypotheses: {'; '.join(str(h) for h in c.hypotheses)}")
     if c.unknowns:

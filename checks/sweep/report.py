@@ -220,12 +220,14 @@ def _plot_axis(spec: str, axis: str | list[str], points: list[Point], settings: 
             y = np.array([p.mean for p in done], dtype=float)
             lo = np.array([p.ci_low if p.ci_low is not None else p.mean for p in done], dtype=float)
             hi = np.array([p.ci_high if p.ci_high is not None else p.mean for p in done], dtype=float)
-            yerr = np.vstack([np.clip(y - np.maximum(lo, y * 1e-3), 0, None), np.clip(hi - y, 0, None)])
+            # a lower confidence bound under y/10 (few seeds) is drawn at y/10, to keep the axis readable
+            yerr = np.vstack([np.clip(y - np.maximum(lo, y * 0.1), 0, None), np.clip(hi - y, 0, None)])
             text = name
             if fit is not None:
                 ci = "" if not math.isfinite(fit.ci_low) else f" [{fit.ci_low:.2f}, {fit.ci_high:.2f}]"
                 text += f": slope {fit.slope:.2f}{ci}"
-            line = ax.errorbar(x, y, yerr=yerr, marker="o", capsize=3, label=text)
+            style = "none" if len(keys) > 1 else "-"  # several points share an x = n*Q: markers only
+            line = ax.errorbar(x, y, yerr=yerr, marker="o", capsize=3, ls=style, label=text)
             if fit is not None:
                 xx = np.geomspace(x.min(), x.max(), 20)
                 ax.plot(xx, np.exp(fit.intercept) * xx**fit.slope, ls=":", color=line[0].get_color(), lw=1)
@@ -272,7 +274,7 @@ def write_report(store_path: str | Path, out_dir: str | Path) -> ReportFiles:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with Store(store_path, readonly=True) as store:
-        rows = list(store.rows())
+        rows = list(store.rows(curves=False))
         settings_by_spec = _spec_settings(store)
     if not rows:
         raise ValueError(f"store {str(store_path)!r} holds no cells")

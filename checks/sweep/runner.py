@@ -315,6 +315,8 @@ def run_sweep(
         else:
             nproc = int(processes or os.cpu_count() or 1)
             preload = [spec.cell.partition(":")[0]]
+            if spec.cell == DEFAULT_CELL:
+                preload += ["algorithms.run", "algorithms.instances", "algorithms.oracles"]
             backend = _PoolBackend(min(nproc, len(todo)), preload) if nproc > 1 and len(todo) > 1 else _Backend()
         summary.backend = backend.name
 

@@ -185,9 +185,11 @@ class Store:
         """Number of stored cells."""
         return int(self._con.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
 
-    def rows(self, spec: str | None = None) -> Iterator[CellRow]:
-        """Stored cells (all, or those written under one spec name), in key order."""
-        q = "SELECT key, spec, config, coords, result, curves, elapsed FROM cells"
+    def rows(self, spec: str | None = None, *, curves: bool = True) -> Iterator[CellRow]:
+        """Stored cells (all, or those written under one spec name), in key order; ``curves=False`` leaves the
+        curve bytes out (empty), for readers that need only the summaries."""
+        blob = "curves" if curves else "x''"
+        q = f"SELECT key, spec, config, coords, result, {blob}, elapsed FROM cells"
         args: tuple = ()
         if spec is not None:
             q += " WHERE spec = ?"

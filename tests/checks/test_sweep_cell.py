@@ -99,3 +99,21 @@ def test_tiny_spec_end_to_end_through_the_cli(engine: None, tmp_path: Path, caps
     assert (out / "tiny_rounds_vs_n.png").exists() and (out / "tiny_rounds_vs_Q.png").exists()
     rows = list(csv.DictReader((out / "cells.csv").open()))
     assert len(rows) == spec.size and not any("nan" in v.lower() for r in rows for v in r.values())
+
+
+def test_real_cells_identical_in_pool_processes_and_on_dask(engine: None, tmp_path: Path) -> None:
+    """The same real cells computed in forked pool workers and on a Dask cluster: identical stored bytes."""
+    distributed = pytest.importorskip("distributed")
+    from checks.sweep.runner import run_sweep
+
+    spec = load_spec("tiny")
+    pool, dask = tmp_path / "pool.sqlite", tmp_path / "dask.sqlite"
+    run_sweep(spec, pool, processes=2, progress=False, limit=6)
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        run_sweep(spec, dask, client=client, progress=False, limit=6)
+    with Store(pool, readonly=True) as a, Store(dask, readonly=True) as b:
+        raw_a, raw_b = a.raw(), b.raw()
+    assert len(raw_a) == 6 and raw_a == raw_b

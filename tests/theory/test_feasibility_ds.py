@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from theory import ds_fedproxgrad_core as core
 from theory.feasibility import feasibility
-from theory.symbols import L_F, B, alpha, Delta_0, G, G_r, L_f, L_r, R, c, c_gamma, eta, gamma_r, lam, r, rho_f, sigma2
+from theory.symbols import L_F, B, Delta_0, G, G_r, L_f, L_r, R, alpha, c, c_gamma, eta, gamma_r, lam, r, rho_f, sigma2
 
 TOL = 1e-12
 
@@ -97,7 +97,7 @@ def test_largest_step_is_tight_and_one_past_it_is_rejected(consts, cg) -> None:
     if res.constants["rho"] > 0:
         bounds["A4(ii)"] = core.eta_max_weak
     binding = res.step_sizes["eta_max_binding"]
-    for name, rhs in bounds.items():
+    for rhs in bounds.values():
         assert _le(sp.Float(emax, 40), rhs, vals)
     bound = bounds[binding].subs(vals).evalf(40)
     assert abs(sp.Float(emax, 40) / bound - 1) < 1e-9
@@ -133,7 +133,9 @@ def test_corollary_ii_conditions_and_rounds(consts, fc, delta0, cg, eps_frac) ->
     assert bound.subs({**vals, R: sp.Integer(k)}).evalf(40) <= eps * (1 + TOL)  # TOL: ties at a float boundary
     assert k == r_min or bound.subs({**vals, R: sp.Integer(k - 1)}).evalf(40) > eps * (1 - TOL)
     # with Delta_0 unknown: the same horizon, symbolic in Delta_0
-    sym = feasibility("ds.corollary_ii", {kk: v for kk, v in consts.items() if kk != "Delta_0"}, {"c_gamma": cg, "c": cc}, eps).rounds_needed
+    sym = feasibility(
+        "ds.corollary_ii", {kk: v for kk, v in consts.items() if kk != "Delta_0"}, {"c_gamma": cg, "c": cc}, eps
+    ).rounds_needed
     assert sym.flag == "symbolic" and {s.name for s in sym.expression.free_symbols} == {"Delta_0"}
     assert abs(int(sym.expression.subs(Delta_0, delta0)) - k) <= 1
 
@@ -162,7 +164,9 @@ def test_constant_step_floor_and_unreachable_message() -> None:
 
 
 def test_theorem5_3_guarantee_is_asymptotic() -> None:
-    res = feasibility("ds-fedproxgrad", {"L_f": 1, "G": 1, "B": 2, "sigma": 1, "Delta_0": 1}, {"alpha": 0.75, "c_gamma": 3.0, "R": 200}, 0.1)
+    res = feasibility(
+        "ds-fedproxgrad", {"L_f": 1, "G": 1, "B": 2, "sigma": 1, "Delta_0": 1}, {"alpha": 0.75, "c_gamma": 3.0, "R": 200}, 0.1
+    )
     assert res.theorem == "ds.theorem5_3"
     assert res.guarantee.relation == "->" and res.guarantee.total == 0.0
     assert res.rounds_needed.flag == "symbolic" and res.rounds_needed.rounds is None

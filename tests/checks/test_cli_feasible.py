@@ -1,0 +1,133 @@
+"""``fedbounds feasible``: every output format, and one-line errors (exit 2, no traceback) for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from checks.cli import main
+
+FEDNMAP = ["feasible", "fednmap", "--L", "1", "--rho", "0.1", "--n", "10", "--Q", "5", "--sigma", "1"]
+DS = ["feasible", "ds-fedproxgrad", "--L-f", "1", "--L-r", "0.5", "--lam", "0.2", "--G", "1", "--B", "1", "--G-r", "1", "--sigma", "1"]
+
+
+def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*FEDNMAP, "--mu", "0.1", "--T", "1000", "--epsilon", "0.1"]) == 0
+    out = capsys.readouterr().out
+    for heading in (
+        "FedNMap Theorem 8",
+        "Conditions",
+        "Binding:",
+        "Largest admissible step sizes",
+        "Guarantee [fednmap.theorem8]",
+        "Table 1",
+    ):
+        assert heading in out
+    assert "theorem5.eta_hat" in out and "pass" in out
+    assert "unreachable: floor" in out  # the variance floor 36 sigma^2/(m n mu Q) = 7.2 exceeds 0.1 at m = 1
+
+
+def test_text_report_flags_a_failing_condition(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*FEDNMAP, "--eta-a", "0.01", "--eta-s", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT ADMISSIBLE" in out and "FAIL" in out
+
+
+def test_json_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main([*FEDNMAP, "--mu", "0.1", "--C0", "1", "--EL0", "10", "--eta-hat", "1e-5", "--eta-a", "1e-6", "--epsilon", "0.5", "--json"])
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert {"theorem", "conditions", "binding", "step_sizes", "guarantee", "rounds_needed", "table1", "admissible"} <= set(data)
+    assert data["theorem"] == "fednmap.theorem8"
+    assert data["rounds_needed"]["flag"] == "exact" and isinstance(data["rounds_needed"]["rounds"], int)
+    assert {c["name"] for c in data["conditions"]} == {"theorem5.gamma", "theorem5.eta_hat", "theorem5.eta_a"}
+
+
+def test_json_report_ds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*DS, "--R", "1000", "--Delta0", "1", "--epsilon", "0.1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["theorem"] == "ds.corollary_ii"
+    assert data["step_sizes"]["eta_max_binding"] == "A4(iv)"
+    assert data["rounds_needed"]["rounds"] >= 1
+
+
+def test_latex_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*FEDNMAP, "--latex"]) == 0
+    out = capsys.readouterr().out
+    assert r"\le" in out and r"\begin{align*}" in out and r"\hat{\eta}" in out
+    assert main([*DS, "--alpha", "0.75", "--latex"]) == 0
+    assert r"\le" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "axes"),
+    [
+        ([*FEDNMAP, "--eta-a", "1e-4", "--eta-s", "2"], None),
+        ([*FEDNMAP, "--eta-a", "1e-4", "--eta-s", "2"], "eta_a,eta_s"),
+        ([*DS, "--eta", "0.1", "--gamma-r", "0.4"], None),
+    ],
+)
+def test_plot_writes_a_png(argv, axes, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "region.png"
+    extra = ["--axes", axes] if axes else []
+    assert main([*argv, "--plot", str(path), *extra]) == 0
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert str(path) in capsys.readouterr().out
+
+
+def test_plot_with_json_keeps_stdout_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "r.png"
+    assert main([*FEDNMAP, "--json", "--plot", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["plot"] == str(path)
+    assert str(path) in captured.err and path.exists()
+
+
+BAD = [
+    pytest.param([*FEDNMAP[:3], "-1", *FEDNMAP[4:]], "L must be > 0", id="negative-L"),
+    pytest.param([*FEDNMAP, "--gamma", "10"], "gamma must lie in (0, 1/rho)", id="gamma-ge-1/rho"),
+    pytest.param([*FEDNMAP, "--mu", "2"], "mu must lie in (0, L]", id="mu-gt-L"),
+    pytest.param([*FEDNMAP[:9], "0", *FEDNMAP[10:]], "Q must be an integer >= 1", id="Q-zero"),
+    pytest.param([*FEDNMAP[:7], "0", *FEDNMAP[8:]], "n must be an integer >= 1", id="n-zero"),
+    pytest.param([*FEDNMAP, "--m", "2.5"], "m must be an integer >= 1", id="m-non-integer"),
+    pytest.param([*FEDNMAP, "--epsilon", "0"], "epsilon must be > 0", id="eps-zero"),
+    pytest.param([*FEDNMAP, "--epsilon=-1"], "epsilon must be > 0", id="eps-negative"),
+    pytest.param([*FEDNMAP, "--sigma", "nan"], "sigma must be finite", id="nan"),
+    pytest.param(["feasible", "fednmap", "--rho", "0.1", "--n", "10", "--Q", "5", "--sigma", "1"], "L is required", id="missing-L"),
+    pytest.param([*FEDNMAP[:3], "abc", *FEDNMAP[4:]], "invalid float value", id="not-a-number"),
+    pytest.param(["feasible", "fednmap.theorem9", "--L", "1"], "invalid choice", id="unknown-theorem"),
+    pytest.param([*FEDNMAP, "--plot", "x.png", "--axes", "eta_a"], "--axes must name two different parameters", id="bad-axes"),
+    pytest.param([*FEDNMAP, "--plot", "x.png", "--axes", "eta_a,zeta"], "--axes must be two of", id="unknown-axis"),
+    pytest.param([*DS[:11], "0", *DS[12:]], "B must be > 0", id="ds-B-zero"),
+    pytest.param([*DS, "--R", "0"], "R must be an integer >= 1", id="ds-R-zero"),
+    pytest.param([*DS, "--alpha", "-1"], "alpha must be > 0", id="ds-alpha-negative"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD)
+def test_bad_input_is_one_line_exit_2(argv, message, capsys: pytest.CaptureFixture[str], tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert message in err
+    assert "Traceback" not in captured.err + captured.out
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_end_to_end_subprocess() -> None:
+    """The console entry point, in a fresh interpreter: a good run and a bad one."""
+    cmd = [sys.executable, "-m", "checks.cli"]
+    ok = subprocess.run([*cmd, *FEDNMAP, "--json"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["theorem"] == "fednmap.theorem5"
+    bad = subprocess.run([*cmd, *FEDNMAP, "--gamma", "20"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1 and "gamma must lie in (0, 1/rho)" in bad.stderr
+    assert "Traceback" not in bad.stderr
