@@ -79,25 +79,34 @@ class FedNMap:
 
     def step(self, state: FedNMapState, t: int) -> FedNMapState:
         ctx = state.ctx
-        P, problem = ctx.params, ctx.problem
+        P, problem, oracle = ctx.params, ctx.problem, ctx.oracle
         gamma, eta_a, eta_s, Q = P["gamma"], P["eta_a"], P["eta_s"], P["Q"]
         prox = problem.phi.prox
+        z_t = state.z[:, None, :]
         v = (state.z - state.x) / gamma  # v_t in d phi(x_t), frozen for the round
-        drift = v[:, None, :] + state.c  # v_t + c_{i,t}, (R, n, p)
-        Z = np.repeat(state.z[:, None, :], problem.n, axis=1)  # z_i^0 = z_t
-        shift = gamma * v[:, None, :]
-        buf = np.empty_like(Z)
+        # three (R, n, p) work arrays per round; the round's outputs c and y are written into two of them
+        drift = np.add(v[:, None, :], state.c)  # v_t + c_{i,t}
+        Z = np.empty_like(drift)
+        Z[...] = z_t  # z_i^0 = z_t
+        buf = np.empty_like(drift)
+        if P["variant"] == "B":
+            shift = gamma * v[:, None, :]
         for l in range(Q):
-            X = prox(Z, gamma) if P["variant"] == "A" else Z - shift
-            g = ctx.oracle.sample(problem, X, stream(ctx.seed, t, l))
+            X = prox(Z, gamma) if P["variant"] == "A" else np.subtract(Z, shift, out=buf)
+            g = oracle.sample(problem, X, stream(ctx.seed, t, l))
             np.add(g, drift, out=buf)
             buf *= eta_a
             Z -= buf  # z_i^{l+1} = z_i^l - eta_a (g + v_t + c_i)
-        y = (state.z[:, None, :] - Z) / (eta_a * Q)  # uplink y_{i,t}
+        y = np.subtract(z_t, Z, out=Z)
+        y /= eta_a * Q  # uplink y_{i,t} = (z_t - z_i^Q) / (eta_a Q)
         ybar = y.mean(axis=1)
         z = state.z - eta_s * eta_a * Q * ybar
         x = prox(z, gamma)
-        c = state.c - y + ybar[:, None, :] if P["correction"] else state.c
+        if P["correction"]:
+            c = np.subtract(state.c, y, out=drift)
+            c += ybar[:, None, :]  # c_{i,t+1} = c_{i,t} - y_{i,t} + ybar_t
+        else:
+            c = state.c
         return FedNMapState(ctx, state.t + 1, z, x, c)
 
     def observe(self, state: FedNMapState) -> Observation:

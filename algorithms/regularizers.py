@@ -34,8 +34,14 @@ def _as_points(x: np.ndarray, arg: str) -> np.ndarray:
 
 
 def _soft(z: np.ndarray, t: float) -> np.ndarray:
-    """Soft thresholding sign(z) max(|z| - t, 0), the prox of t |.|."""
-    return np.sign(z) * np.maximum(np.abs(z) - t, 0.0)
+    """Soft thresholding sign(z) max(|z| - t, 0), the prox of t |.|, computed as z - clip(z, -t, t).
+
+    The two forms agree exactly in floating point (z - (+-t) is the same rounding as +-(|z| - t)); this one makes
+    a single array and two passes instead of five (it returns +0.0 where the other returns -0.0).
+    """
+    out = np.clip(z, -t, t)
+    np.subtract(z, out, out=out)
+    return out
 
 
 def _check_gamma_below(gamma: float, rho: float, bound: float) -> float:

@@ -295,10 +295,19 @@ class Trajectory:
             raise DivergenceError(self.divergence)
 
 
+def _within(v: Any) -> bool:
+    """Every entry of ``v`` is finite with |entry| <= OVERFLOW (an empty array is)."""
+    a = np.asarray(v)
+    if a.size == 0:
+        return True
+    return bool(-OVERFLOW <= np.min(a) and np.max(a) <= OVERFLOW)
+
+
 def _first_bad(values: Mapping[str, np.ndarray], replicas: int) -> tuple[int, str] | None:
     """(replica, reason) of the first replica with a non-finite or overflowing entry, else None."""
-    # fast path: one reduction per array (NaN fails the comparison, inf exceeds the bound)
-    if all(np.max(np.abs(v), initial=0.0) <= OVERFLOW for v in values.values()):
+    # fast path: two reductions per array and no temporary (a NaN propagates into max and min and fails the
+    # comparison; an infinity exceeds the bound)
+    if all(_within(v) for v in values.values()):
         return None
     bad_any = np.zeros(replicas, dtype=bool)
     reasons: dict[int, str] = {}

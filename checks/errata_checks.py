@@ -118,8 +118,8 @@ def check_exact_prox_gamma(ctx: CheckContext) -> CheckResult:
     g = rec.gamma_emp[:, 0]
     ratio = g / rec.eta
     res = CheckResult("erratum.ds_inexactness_gradient_step")
-    res.verdicts.append(compare("erratum.ds_inexactness_gradient_step", "fairness, exact prox: gamma_emp <= L_f eta/(1 - L_f eta)", g, bound,
-                                exact=True,
+    res.verdicts.append(compare("erratum.ds_inexactness_gradient_step", "fairness, exact prox: gamma_emp <= L_f eta/(1 - L_f eta)", g,
+                                bound, exact=True,
                                 details={"tests": "derived bound (notes 1.5 item 4)", "gamma_over_eta_min": float(ratio.min()),
                                          "gamma_over_eta_max": float(ratio.max()), "L_f": L_f}))
     res.negatives.append(compare("erratum.ds_inexactness_gradient_step", "bound / 10", g, bound / 10, exact=True)

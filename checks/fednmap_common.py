@@ -37,31 +37,10 @@ __all__ = [
 ]
 
 
-class _GaussianOracleStandIn:
-    """The contract's additive Gaussian oracle, used only while ``algorithms.oracles`` does not exist:
-    g = grad f_i(x) + xi, xi ~ N(0, (sigma2/p) I), one draw per call on the full stack."""
-
-    def __init__(self, sigma2: float) -> None:
-        self.sigma2 = float(sigma2)
-
-    def noise(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        return rng.standard_normal(shape) * np.sqrt(self.sigma2 / shape[-1])
-
-    def sample(self, problem, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return problem.grad(X) + self.noise(rng, np.shape(X))
-
-
-_GaussianOracleStandIn.__name__ = "GaussianOracle"  # exact mode recognises the contract's class by name
-
-
 def gaussian_oracle(sigma2: float):
     """The additive Gaussian oracle of Assumption 1 (E||g - grad f_i||^2 = sigma2 exactly)."""
-    try:
-        from algorithms.oracles import GaussianOracle
-    except ModuleNotFoundError as err:  # the foundation stream's module not there yet
-        if err.name != "algorithms.oracles":
-            raise
-        return _GaussianOracleStandIn(sigma2)
+    from algorithms.oracles import GaussianOracle
+
     return GaussianOracle(sigma2=float(sigma2))
 
 

@@ -43,9 +43,10 @@ from scipy import integrate, stats
 
 from algorithms.base import natural_residual, normal_map
 from algorithms.instances.least_squares import LeastSquares
+from algorithms.oracles import GaussianOracle
 from algorithms.regularizers import L1
 from algorithms.run import run
-from checks.fednmap_common import gaussian_oracle, make_instance
+from checks.fednmap_common import make_instance
 from theory import fednmap_core as core
 from theory import symbols as S
 from theory.evaluate import evaluate, to_function
@@ -146,7 +147,7 @@ assert np.abs(bias_prox).max() > 1e-2
 # %%
 drift_prox = prox_sgd_mean(x_star[0]) - x_star[0]
 drift_norm = norm_sgd_mean(z_star[0]) - z_star[0]
-oracle = gaussian_oracle(s2)
+oracle = GaussianOracle(sigma2=s2)
 tr_p = run("prox_sgd", prob1, {"eta": eta, "x0": x_star}, rounds=1, replicas=MC_SAMPLES, seed=SEED, oracle=oracle, metrics=("psi",))
 tr_n = run("norm_sgd", prob1, {"eta": eta, "gamma": gamma, "z0": z_star}, rounds=1, replicas=MC_SAMPLES, seed=SEED, oracle=oracle, metrics=("psi",))
 mc_p, mc_n = tr_p.final.x[:, 0] - x_star[0], tr_n.final.z[:, 0] - z_star[0]
@@ -343,7 +344,7 @@ for prob in (lasso, mcp):
 sq_bound = to_function(core.nat_nor_sq_bound, [S.gamma, S.rho, S.Fnor2])
 g_m = evaluate(core.theorem5_gamma_max, {"L": mcp.constants["L"].value, "rho": mcp.constants["rho"].value})
 tr = run("fednmap", mcp, {"gamma": g_m, "eta_a": 0.1 * g_m / 2, "Q": 2, "z0": np.ones(mcp.p)}, rounds=ROUNDS_NOISY,
-         replicas=REPLICAS, seed=SEED, oracle=gaussian_oracle(0.05), metrics=("normal_map_sq", "natural_residual_sq"))
+         replicas=REPLICAS, seed=SEED, oracle=GaussianOracle(sigma2=0.05), metrics=("normal_map_sq", "natural_residual_sq"))
 nor2, nat2 = tr.metrics["normal_map_sq"], tr.metrics["natural_residual_sq"]
 bound = np.vectorize(lambda v: sq_bound(g_m, mcp.constants["rho"].value, v))(nor2)
 print(f"stochastic FedNMap on {mcp.name}: max ||F_nat||^2 / bound over {nat2.size} (round, replica) pairs = {(nat2 / bound).max():.4f}")

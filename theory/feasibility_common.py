@@ -615,28 +615,49 @@ class FeasibilityResult:
         lines = [r"\begin{align*}"]
         for c in self.conditions:
             mark = r"\checkmark" if c.meets else (r"\times" if c.meets is False else "?")
-            pname = c.parameter.replace("_", r"\_")
-            val = "" if c.value is None else rf"\quad \text{{{pname}}} = {c.value:.6g}"
-            lines.append(rf"&{latex(c.relation)} = {c.bound:.6g} && {mark}{val} \\  % {c.name}")
+            val = "" if c.value is None else rf"\quad {_tex_text(c.parameter)} = {c.value:.6g}"
+            bound = f" = {c.bound:.6g}" if isinstance(c.relation, sp.Rel) else ""
+            lines.append(rf"&{latex(c.relation)}{bound} && {mark}{val} \\  % {c.name}")
         g = self.guarantee
         rel = {"<=": r"\le", "O": r"= \mathcal{O}", "->": r"\to"}.get(g.relation, g.relation)
         body = " + ".join(latex(t.expression) for t in g.terms) if g.terms else "0"
         if g.relation == "O":
             body = r"\left(" + body + r"\right)"
-        lines.append(rf"&\text{{{g.quantity}}} {rel} {body} \\  % {g.claim}")
+        lines.append(rf"&{_tex_text(g.quantity)} {rel} {body} \\  % {g.claim}")
         if g.floor is not None:
             lines.append(rf"&\text{{floor}} \le {g.floor:.6g} \\")
         if self.rounds_needed is not None:
             rn = self.rounds_needed
             if rn.rounds is not None:
                 lines.append(rf"&{rn.horizon_name} \ge {rn.rounds} \quad (\varepsilon = {rn.epsilon:g}) \\")
+            elif isinstance(rn.expression, sp.Rel):
+                lines.append(rf"&{latex(rn.expression)} \quad (\varepsilon = {rn.epsilon:g}) \\")
             elif rn.expression is not None:
                 op = r"= \mathcal{O}" if rn.flag == "O" else r"\ge"
                 lines.append(rf"&{rn.horizon_name} {op}\left({latex(rn.expression)}\right) \quad (\varepsilon = {rn.epsilon:g}) \\")
             else:
-                lines.append(rf"&\text{{{rn.message}}} \\")
+                lines.append(rf"&{_tex_text(rn.message)} \\")
         lines.append(r"\end{align*}")
         return "\n".join(lines)
+
+
+_TEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "_": r"\_",
+    "^": r"\^{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "~": r"\~{}",
+    "$": r"\$",
+}
+
+
+def _tex_text(text: str) -> str:
+    """``\\text{...}`` with LaTeX's text-mode specials escaped."""
+    return r"\text{" + "".join(_TEX_SPECIALS.get(ch, ch) for ch in text) + "}"
 
 
 def binding_of(conditions: Iterable[ConditionResult], tol: float = 1e-9) -> tuple[str, ...]:

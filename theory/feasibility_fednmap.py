@@ -382,9 +382,7 @@ def _theorem5(env: dict[sp.Symbol, float], horizon: int | None, eps: float | Non
     if horizon is not None:
         tenv[T] = horizon
     note = "Theorem 5's bound is lost with the text: only its rate (Table 1) is known, its constants are not"
-    terms = tuple(
-        _term(f"O-term {i + 1}", t, tenv, flag_unknown="O", note=note) for i, t in enumerate(sp.Add.make_args(core.theorem5_rate))
-    )
+    terms = tuple(_term(f"O-term {t}", t, tenv, flag_unknown="O", note=note) for t in (sp.Add.make_args(core.theorem5_rate)))
     terms = tuple(Term(t.name, t.expression, t.value, "O", t.unknowns, t.note) for t in terms)
     known = all(t.value is not None for t in terms)
     g = Guarantee(

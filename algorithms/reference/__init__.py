@@ -2,11 +2,13 @@
 
 They exist to cross-check the vectorised engine. Each function ``name(problem, params, *, rounds, replicas,
 seed, oracle)`` returns the history of the algorithm's state, ``{field: array (rounds + 1, R, ...)}``, with the
-field names of the vectorised state (``z``, ``x``, ``c``, ``ci``). They replay the engine's random draws
-exactly: at round t, local step l they stack the per-client points into the full (R, n, p) array, call
-``oracle.sample(problem, stack, stream(seed, t, l))`` once, and read client i of replica r from the result
-(contract of ``algorithms.rng``). Params must be complete here (the defaults are spelled out below); nothing is
-validated, which is the vectorised engine's job.
+field names of the vectorised state (``z``, ``x``, ``c``, ``ci``). Every stochastic gradient is computed on its
+own client's point, one replica and one client at a time, as grad f_i(x) + xi[r, i]: the exact gradient of client
+i alone (``_common.client_grad``) plus the noise the engine drew at round t, local step l, replayed by drawing the
+same (R, n, p) array from ``stream(seed, t, l)`` with ``oracle.noise`` and reading entry [r, i]
+(``_common.round_noise``). So the references replay the engine's draws exactly without sharing its vectorised
+gradient; they need an additive-noise oracle (Gaussian or exact). Params must be complete here (the defaults are
+spelled out below); nothing is validated, which is the vectorised engine's job.
 """
 
 from __future__ import annotations

@@ -231,8 +231,13 @@ def render_text(result: Any) -> str:
     out.append("")
     g = result.guarantee
     hz = f" at {g.horizon_name} = {g.horizon}" if g.horizon is not None else f" ({g.horizon_name} symbolic: no horizon given)"
-    rel = {"<=": "<=", "O": "= O(...) of", "->": "->"}.get(g.relation, g.relation)
-    out.append(f"Guarantee [{g.claim}]: {g.quantity} {rel} the sum of{hz}")
+    if g.relation == "O":
+        head = f"{g.quantity} = O(sum of the terms below)"
+    elif g.relation == "->":
+        head = f"{g.quantity} -> {_fmt(g.total)}"
+    else:
+        head = f"{g.quantity} {g.relation} sum of the terms below"
+    out.append(f"Guarantee [{g.claim}]: {head}{hz}")
     for t in g.terms:
         val = _fmt(t.value) if t.value is not None else str(t.expression)
         flag = {"exact": "", "O": "   [O-term: constants lost]", "unknown": f"   [unknown: {', '.join(t.unknowns)}]"}.get(t.flag, t.flag)
@@ -267,7 +272,7 @@ def render_text(result: Any) -> str:
                 r.rate,
                 _fmt(r.rate_value),
                 {True: "yes", False: "no", None: "unknown"}[r.applies],
-                "; ".join(r.reasons),
+                "; ".join(x for x in r.reasons if r.applies is not False or x.endswith("not met")),
             ]
             for r in result.table1
         ]

@@ -97,3 +97,52 @@ def test_vectorised_equals_reference_property(name, n, p, Q, phi, seed):
         params["Q"] = Q
     kw = dict(rounds=3, replicas=2, seed=seed, oracle=GaussianOracle(0.3))
     assert_same(vectorised_history(name, problem, params, **kw), REFERENCES[name](problem, params, **kw))
+
+
+def test_reference_replays_exact_oracle(lasso):
+    from algorithms.oracles import ExactOracle
+
+    kw = dict(rounds=4, replicas=2, seed=1, oracle=ExactOracle())
+    params = {**params_for("fednmap", lasso), "z0": np.linspace(-1, 1, lasso.p)}
+    ref = REFERENCES["fednmap"](lasso, params, **kw)
+    assert_same(vectorised_history("fednmap", lasso, params, **kw), ref)
+    np.testing.assert_array_equal(ref["x"][:, 0], ref["x"][:, 1])  # no noise: the replicas coincide
+
+
+@pytest.mark.parametrize("name", ["fednmap", "fedavg_prox", "norm_sgd"])
+def test_vectorised_equals_reference_non_quadratic(name):
+    """A problem without ``hessians``: the reference takes client i's gradient from ``problem.grad`` row i."""
+    from algorithms.instances.logistic import synthetic_logistic
+
+    problem = synthetic_logistic(n=3, p=4, m=8, phi=L1(0.02), seed=2)
+    assert not hasattr(problem, "hessians")
+    g = 1.0 / float(problem.L)
+    params = {
+        "fednmap": {"gamma": g, "eta_a": 0.2 * g, "eta_s": 1.5, "Q": 2},
+        "fedavg_prox": {"eta_a": 0.2 * g, "eta_s": 1.5, "Q": 2},
+        "norm_sgd": {"eta": 0.5 * g, "gamma": g},
+    }[name]
+    kw = dict(rounds=4, replicas=2, seed=3, oracle=GaussianOracle(0.3))
+    assert_same(vectorised_history(name, problem, params, **kw), REFERENCES[name](problem, params, **kw))
+
+
+def test_reference_detects_a_different_draw(lasso):
+    """The comparison can fail: another seed's draws give a different trajectory."""
+    params = params_for("fednmap", lasso)
+    vec = vectorised_history("fednmap", lasso, params, rounds=3, replicas=2, seed=5, oracle=GaussianOracle(0.4))
+    ref = REFERENCES["fednmap"](lasso, params, rounds=3, replicas=2, seed=6, oracle=GaussianOracle(0.4))
+    with pytest.raises(AssertionError):
+        assert_same(vec, ref)
+
+
+def test_reference_needs_additive_noise(lasso):
+    from algorithms.oracles import MinibatchOracle
+
+    with pytest.raises(ValueError, match="noise"):
+        REFERENCES["fednmap"](lasso, params_for("fednmap", lasso), rounds=1, replicas=1, seed=0, oracle=MinibatchOracle(2))
+
+
+def test_reference_keep_records_only_named_fields(lasso):
+    kw = dict(rounds=2, replicas=3, seed=0, oracle=GaussianOracle(0.1))
+    out = REFERENCES["fednmap"](lasso, params_for("fednmap", lasso), **kw, keep=("z", "x"))
+    assert set(out) == {"z", "x"} and out["z"].shape == (3, 3, lasso.p)
