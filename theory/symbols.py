@@ -90,7 +90,7 @@ LATEX_NAMES: dict[sp.Symbol, str] = {
     gradf2: r"\|\nabla f(\mathbf{x}^r)\|^2",
     ef2: r"\|\mathbf{e}_f^r\|^2",
     grad_fi_norm: r"\|\nabla f_i(\mathbf{x}^r)\|",
-    Delta_r0: r"\mathbb{E}F(\mathbf{x}^{r_0})-F^\star",
+    Delta_r0: r"\left(\mathbb{E}F(\mathbf{x}^{r_0})-F^\star\right)",
     Xi_sum: r"\textstyle\sum_{r\ge r_0}\Xi_r",
 }
 
