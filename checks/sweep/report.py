@@ -84,6 +84,11 @@ def _label(coords: dict, keys: Sequence[str]) -> str:
     return ", ".join(f"{k}={coords[k]:g}" if isinstance(coords[k], int | float) else f"{k}={coords[k]}" for k in keys)
 
 
+def _order(coords_json: str) -> tuple:
+    """Sort key of a coordinate dict given as canonical JSON: numbers numerically (Q=2 before Q=16)."""
+    return tuple((0, v, "") if isinstance(v, int | float) else (1, 0, canonical_json(v)) for v in json.loads(coords_json).values())
+
+
 def _spec_settings(store: Store) -> dict[str, dict]:
     """name -> {"grid_keys", "axes", "tune", "expected_slope", "level"} from the latest valid spec text."""
     out: dict[str, dict] = {}
@@ -187,14 +192,14 @@ def _plot_axis(spec: str, axis: str | list[str], points: list[Point], settings: 
     nrows = math.ceil(len(panels) / ncols)
     fig = Figure(figsize=(5.2 * ncols, 4.2 * nrows), layout="constrained")
     axes_grid = fig.subplots(nrows, ncols, squeeze=False)
-    for ax_i, (pk, ppts) in enumerate(sorted(panels.items())):
+    for ax_i, (pk, ppts) in enumerate(sorted(panels.items(), key=lambda kv: _order(kv[0]))):
         ax = axes_grid.flat[ax_i]
         panel_coords = json.loads(pk)
         series: dict[str, list[Point]] = defaultdict(list)
         for p in ppts:
             series[key_of(p, series_keys)].append(p)
         anchor: tuple[float, float] | None = None
-        for sk, spts in sorted(series.items(), key=lambda kv: kv[0]):
+        for sk, spts in sorted(series.items(), key=lambda kv: _order(kv[0])):
             spts = sorted(spts, key=lambda p: math.prod(float(p.coords[k]) for k in keys))
             fit, excluded = _fit(spts, keys, level)
             done = [p for p in spts if p.complete]

@@ -43,6 +43,11 @@ Example (``checks/specs/tiny.toml`` is a complete one)::
     tune = ["eta_a"]              # best (fewest mean rounds) over these at every (n, Q)
     expected_slope = -1.0
 
+An optional top-level ``cell = "module:function"`` replaces :func:`checks.sweep.cell.compute_cell` (it must
+be importable wherever cells run, take the configuration dict and return a dict like
+:func:`checks.sweep.cell.summarize` does); it is then part of every key. With the default cell, the instance,
+its parameters, the oracle and the algorithm's parameters are checked against the engine's registries.
+
 Every validation error is a :class:`SpecError` (a ``ValueError``) whose message names the field, e.g.
 ``spec field 'grid.Q': expected a list of integers >= 1, got 'x'``.
 """
@@ -186,7 +191,9 @@ class Spec:
 
     @property
     def size(self) -> int:
-        """Number of cells: the product of the grid's list lengths times the number of seeds."""
+        """Number of grid cells: the product of the grid's list lengths times the number of seeds. Distinct
+        configurations can be fewer (a clamped ``[scale]`` can map two grid points to one configuration); a
+        sweep computes each distinct configuration once."""
         return math.prod(len(v) for v in self.grid.values()) * len(self.seeds)
 
     def rounds_for(self, coords: Mapping[str, Any]) -> int:
@@ -389,14 +396,17 @@ def load_spec(path: str | Path) -> Spec:
     """Read and validate a spec file. A bare name without a suffix (``tiny``) finds a shipped spec in
     ``checks/specs/``."""
     p = Path(path)
-    if not p.exists() and p.suffix == "" and p.parent == Path("."):
-        shipped = Path(__file__).resolve().parent.parent / "specs" / f"{p.name}.toml"
-        if shipped.exists():
-            p = shipped
+    specs_dir = Path(__file__).resolve().parent.parent / "specs"
+    bare = not p.exists() and p.suffix == "" and p.parent == Path(".")
+    if bare and (specs_dir / f"{p.name}.toml").exists():
+        p = specs_dir / f"{p.name}.toml"
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ValueError(f"cannot read spec {str(path)!r}: {exc.strerror or exc}") from None
+        hint = ""
+        if bare:
+            hint = f", and no shipped spec has that name (shipped: {', '.join(sorted(q.stem for q in specs_dir.glob('*.toml')))})"
+        raise ValueError(f"cannot read spec {str(path)!r}: {exc.strerror or exc}{hint}") from None
     return parse_spec(text, source=str(p))
 
 

@@ -114,6 +114,8 @@ def test_shipped_specs_parse() -> None:
     assert big.grid["n"] == [1, 2, 4, 8, 16, 32, 64]
     assert big.grid["Q"] == [1, 2, 4, 8, 16, 32]
     assert len(big.seeds) >= 5 and big.report["axes"] == ["n", "Q"]
+    # where eta_s = min(s n Q, 2) is capped, the step constants give one configuration: computed once
+    assert big.size == 1260 and len({c.key for c in big.iter_cells()}) == 1240
 
 
 @pytest.mark.parametrize(
