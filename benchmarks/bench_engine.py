@@ -26,12 +26,17 @@ the fair single-core comparison, since the reference loops run on one core. ``--
 Shared floor. The script also times what both sides must do alike, per round: the Q noise draws of shape
 (R, n, p) (``oracle.noise``). It bounds the ratio: ratio <= (reference time) / (noise time).
 
+Page faults. Where returning freed memory to the OS is costly (a VM whose page faults are slow), every fresh
+(R, n, p) array the engine or the oracle allocates costs its page faults again; ``--keep-freed-memory`` (a
+diagnostic, off by default) runs both children with glibc's trim and mmap thresholds raised so that freed
+blocks are reused, which shows how much of the engine's time that is.
+
 Peak memory: per side, the ``tracemalloc`` peak of a separate traced run of ``--mem-rounds`` rounds (numpy
 buffers are traced), and the child process's peak resident set size (``ru_maxrss``) over its timed run.
 
 Usage (from the repository root):
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_engine.py [--rounds 200] [--ref-rounds 20] [--repeat 3]
-        [--threads 1] [--exact] [--mem-rounds 5]
+        [--threads 1] [--exact] [--mem-rounds 5] [--keep-freed-memory]
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ import subprocess
 import sys
 
 THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: --keep-freed-memory: glibc keeps freed blocks instead of returning them to the OS (32 MiB is the largest mmap threshold)
+MALLOC_VARS = {"MALLOC_TRIM_THRESHOLD_": str(2**30), "MALLOC_MMAP_THRESHOLD_": str(2**25)}
 METRICS = ("psi_gap", "normal_map_sq")
 
 
@@ -62,6 +69,9 @@ def _parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--exact", action="store_true", help="exact gradients instead of the Gaussian oracle")
     ap.add_argument("--threads", type=int, default=1, help="BLAS / OpenMP threads (1: the fair single-core comparison)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep-freed-memory", action="store_true",
+                    help="diagnostic: glibc malloc keeps freed memory (MALLOC_TRIM_THRESHOLD_/MALLOC_MMAP_THRESHOLD_) in both children")
+    ap.add_argument("--fast-grad", action="store_true", help="no effect (old command lines): the instance gradient is batched matmul")
     ap.add_argument("--child", choices=("engine", "reference"), help=argparse.SUPPRESS)
     ap.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -131,15 +141,15 @@ def child(args: argparse.Namespace) -> int:
     peak = None
     if args.trace:
         tracemalloc.start()
-        fn(problem, oracle, params, args, args.mem_rounds)
+        fn(problem, oracle, params, args, min(args.mem_rounds, rounds))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     print(json.dumps({"side": args.child, "rounds": rounds, "cpu": cpu, "wall": wall, "maxrss": maxrss, "traced_peak": peak}))
     return 0
 
 
-def spawn(side: str, argv: list[str], threads: int, trace: bool) -> dict:
-    env = {**os.environ, **{var: str(threads) for var in THREAD_VARS}}
+def spawn(side: str, argv: list[str], threads: int, trace: bool, keep_freed: bool) -> dict:
+    env = {**os.environ, **{var: str(threads) for var in THREAD_VARS}, **(MALLOC_VARS if keep_freed else {})}
     cmd = [sys.executable, __file__, *argv, "--child", side, *(["--trace"] if trace else [])]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -154,9 +164,12 @@ def main(args: argparse.Namespace, argv: list[str]) -> int:
           f"oracle: {'exact' if args.exact else f'Gaussian sigma2={args.sigma2}'}; metrics per round: {', '.join(METRICS)}")
     kind = "the fair single-core comparison" if args.threads == 1 else "multi-threaded BLAS"
     print(f"threads: BLAS/OpenMP pinned to {args.threads} ({kind}); repeats: {args.repeat} per side, each in a fresh process")
+    if args.keep_freed_memory:
+        print(f"diagnostic: both children run with {' '.join(f'{k}={v}' for k, v in MALLOC_VARS.items())} (freed memory is kept, "
+              "so a new (R, n, p) array does not page-fault)")
 
     # 1. same draws, same states, same metrics
-    k = 2
+    k = min(args.ref_rounds, 2)
     alg = FedNMap()
     state = alg.init(problem, alg.validate(problem, params), oracle, R, args.seed)
     for t in range(k):
@@ -173,7 +186,8 @@ def main(args: argparse.Namespace, argv: list[str]) -> int:
 
     # 2. timing, each side in fresh processes
     # (the first run of each side also makes a separate traced run for the tracemalloc peak, after its timing)
-    runs = {side: [spawn(side, argv, args.threads, trace=i == 0) for i in range(args.repeat)] for side in ("engine", "reference")}
+    sides = ("engine", "reference")
+    runs = {side: [spawn(side, argv, args.threads, i == 0, args.keep_freed_memory) for i in range(args.repeat)] for side in sides}
 
     # 3. the shared floor: the noise draws alone (both sides draw the same Q arrays (R, n, p) per round)
     def noise_round(t: int) -> None:
@@ -201,7 +215,7 @@ def main(args: argparse.Namespace, argv: list[str]) -> int:
         print(f"[{label}] reference loops:   {1e3 * med['reference']:.1f} ms/round median (min {1e3 * best['reference']:.1f}; "
               f"runs {', '.join(f'{1e3 * v:.1f}' for v in per['reference'])}); {args.rounds} rounds in "
               f"{med['reference'] * args.rounds:.1f} s ({note})")
-        print(f"[{label}] ratio reference / engine: {med['reference'] / med['engine']:.1f}x (medians), "
+        print(f"[{label}] ratio (reference / vectorised): {med['reference'] / med['engine']:.1f}x (medians), "
               f"{best['reference'] / best['engine']:.1f}x (fastest runs)")
     if hasattr(oracle, "noise"):
         floor = statistics.median(noise_cpu)
@@ -214,9 +228,9 @@ def main(args: argparse.Namespace, argv: list[str]) -> int:
     one = R * args.n * args.p * 8 / 2**20
     for side in ("engine", "reference"):
         rs = runs[side]
-        print(f"peak memory, {side}: tracemalloc peak {rs[0]['traced_peak'] / 2**20:.1f} MiB over a traced run of "
-              f"{args.mem_rounds} rounds; peak RSS of its process {max(r['maxrss'] for r in rs) / 2**20:.0f} MiB over "
-              f"{rs[0]['rounds']} rounds (interpreter and imports included)")
+        traced, rss = rs[0]["traced_peak"] / 2**20, max(r["maxrss"] for r in rs) / 2**20
+        print(f"peak traced memory (tracemalloc), {side}: {traced:.1f} MiB over a traced run of {min(args.mem_rounds, rs[0]['rounds'])} "
+              f"rounds; peak RSS of its process {rss:.0f} MiB over {rs[0]['rounds']} rounds (interpreter and imports included)")
     print(f"(one (R, n, p) float64 array = {one:.1f} MiB)")
     return 0
 

@@ -305,7 +305,9 @@ show("ds.r0")
 assert proved("ds_r0_power")
 r0_formula = int(evaluate(core.r0_power, {"c": eta_max, "c_gamma": C_GAMMA, "B": B, "alpha": ALPHA}))
 # independent routes: a brute-force scan of the schedule, and the rounds where the run's measured gamma_r is absorbed
-r0_scan = next(r for r in range(10**6) if C_GAMMA * eta_max / (r + 1) ** ALPHA <= thr)
+eta_of_r = to_function(core.schedule_power, [S.c, S.alpha, S.r])       # eta_r = c/(r+1)^alpha
+gamma_of_eta = to_function(core.gamma_r_max, [S.c_gamma, S.eta])        # gamma_r = c_gamma eta_r, the largest (10) allows
+r0_scan = next(r for r in range(10**6) if gamma_of_eta(C_GAMMA, eta_of_r(eta_max, ALPHA, r)) <= thr)
 r0_run = r0_of(vals, mc.gamma_emp.max(axis=1))
 print(f"r_0: formula {r0_formula}, scan {r0_scan}, measured on the run {r0_run}")
 assert r0_formula == r0_scan == r0_run

@@ -114,9 +114,9 @@ for _ in range(200):
     L_, rho_ = rng.uniform(0.1, 10), rng.uniform(0, 10)
     Q_, m_ = int(rng.integers(1, 50)), int(rng.integers(1, 50))
     g_ = cond[S.gamma](L_, rho_, 1.0, 1, 1)
-    assert 1 - g_ * rho_ >= 0.8 - 1e-12
+    assert 1 - g_ * rho_ >= float(get_claim("fednmap.theorem5.one_minus_gamma_rho").conclusion) - 1e-12
     ratio = cond[S.eta_hat](L_, rho_, g_, m_, Q_) / (Q_ * cond[S.eta_a](L_, rho_, g_, m_, Q_))
-    assert abs(ratio - 1 / np.sqrt(m_)) < 1e-12
+    assert abs(ratio - evaluate(core.eta_s_at_maxima, {"m": m_, "L": L_, "rho": rho_, "gamma": g_, "Q": Q_})) < 1e-12
     eh = cond[S.eta_hat](L_, rho_, g_, 1, Q_) / rng.uniform(1, 60)
     scan = max(m for m in range(1, 200) if eh <= cond[S.eta_hat](L_, rho_, g_, m, Q_))
     assert scan == window(L_, rho_, g_, eh)
