@@ -1,4 +1,6 @@
-"""The feasible region of a theorem's step-size conditions in the plane of two parameters (matplotlib, Agg).
+"""The feasible region of a theorem's step-size conditions in the plane of two parameters.
+
+Drawn on a bare matplotlib Figure (no pyplot, so importing this never switches a notebook's backend).
 
 The conditions are the result's own margins (``FeasibilityResult.region``: bound - value as sympy, the
 theory's expressions with the constants substituted), evaluated on a grid with ``sympy.lambdify``; the
@@ -9,13 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
+import matplotlib as mpl
 import numpy as np
 import sympy as sp
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
 from theory.feasibility import FeasibilityResult
 
@@ -61,8 +62,9 @@ def plot_region(result: FeasibilityResult, axes: tuple[str, str], path: str | Pa
     xmax, ymax = _axis_range(result, axes[0]), _axis_range(result, axes[1])
     X, Y = np.meshgrid(np.linspace(xmax / resolution, xmax, resolution), np.linspace(ymax / resolution, ymax, resolution))
     feasible = np.ones_like(X, dtype=bool)
-    fig, ax = plt.subplots(figsize=(6.4, 4.8))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig = Figure(figsize=(6.4, 4.8))
+    ax = fig.subplots()
+    colours = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
     handles = []
     for i, (name, expr) in enumerate(margins.items()):
         leftover = expr.free_symbols - {xs, ys}
@@ -75,9 +77,9 @@ def plot_region(result: FeasibilityResult, axes: tuple[str, str], path: str | Pa
         feasible &= ok
         if np.nanmin(Z) < 0 < np.nanmax(Z):
             ax.contour(X, Y, Z, levels=[0.0], colors=colours[i % len(colours)], linewidths=1.5)
-            handles.append(plt.Line2D([], [], color=colours[i % len(colours)], label=f"{name}: boundary"))
+            handles.append(Line2D([], [], color=colours[i % len(colours)], label=f"{name}: boundary"))
     ax.contourf(X, Y, feasible.astype(float), levels=[0.5, 1.5], colors=["#9fd69f"], alpha=0.5)
-    handles.append(plt.Rectangle((0, 0), 1, 1, color="#9fd69f", alpha=0.5, label="admissible"))
+    handles.append(Rectangle((0, 0), 1, 1, color="#9fd69f", alpha=0.5, label="admissible"))
     px, py = result.chosen.get(axes[0]), result.chosen.get(axes[1])
     if px is not None and py is not None:
         at_point = [
@@ -99,5 +101,4 @@ def plot_region(result: FeasibilityResult, axes: tuple[str, str], path: str | Pa
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, format="png", dpi=110)
-    plt.close(fig)
     return out

@@ -63,13 +63,11 @@ def _safe_name(name: str) -> str:
 
 def plot_result(plot: Plot, path: Path) -> Path:
     """Draw one :class:`Plot` to ``path`` (PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.figure import Figure
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.subplots()
     styles = {"observed": {"lw": 1.6}, "bound": {"lw": 1.4, "ls": "--", "color": "k"}, "negative": {"lw": 1.2, "ls": ":"}}
     for c in plot.curves:
         x = np.asarray(c.x, dtype=float)
@@ -93,7 +91,6 @@ def plot_result(plot: Plot, path: Path) -> Path:
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path
 
 

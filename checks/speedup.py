@@ -3,7 +3,7 @@
 In the noise-dominated regime the rounds needed to reach a fixed target accuracy fall as 1/(nQ), so the
 log-log slopes of rounds-to-target against n and against Q should both be -1. This module holds the
 measurement (:func:`rounds_to_target`, imported by the sweeps) and the check built on it
-(:func:`check_linear_speedup`, in :mod:`checks.speedup_check`).
+(:func:`check_linear_speedup`, registered below).
 """
 
 from __future__ import annotations

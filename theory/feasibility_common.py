@@ -510,9 +510,12 @@ class RoundsNeeded:
     expression: sp.Basic | None = None
     message: str = ""
     o_expression: sp.Basic | None = None
+    #: where ``flag == "unreachable"``: step sizes (and window) at which the bound's floor is below epsilon
+    suggestion: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "suggestion": self.suggestion,
             "epsilon": self.epsilon,
             "horizon_name": self.horizon_name,
             "rounds": self.rounds,

@@ -325,13 +325,15 @@ def _theorem8(env: dict[sp.Symbol, float], horizon: int | None, eps: float | Non
         return g, None
     o_expr = substitute(core.theorem8_complexity, {**env, epsilon: eps})
     if floor >= eps:
+        hint_text, hint = _hint(env, eps)
         return g, RoundsNeeded(
             eps,
             "T",
             None,
             "unreachable",
-            message=f"unreachable: floor {floor:.6g} > epsilon {eps:g}" + _hint(env, eps),
+            message=f"unreachable: floor {floor:.6g} > epsilon {eps:g}" + hint_text,
             o_expression=o_expr,
+            suggestion=hint,
         )
     if C_0 in env and EL_0 in env:
         k = smallest_integer(lambda t: evaluate(core.theorem8_bound, {**env, T: t}) <= eps, start=0)
@@ -358,19 +360,24 @@ def _transient_rounds() -> tuple[sp.Symbol, sp.Expr]:
     return gap, sol
 
 
-def _hint(env: dict[sp.Symbol, float], eps: float) -> str:
+def _hint(env: dict[sp.Symbol, float], eps: float) -> tuple[str, dict[str, float] | None]:
     """What would reach epsilon: fednmap_core's [D] step sizes that put each of Theorem 8's floor terms <= epsilon/3."""
     eh = getattr(core, "theorem8_eta_hat_for_variance", None)
     ea = getattr(core, "theorem8_eta_a_for_drift", None)
     if eh is None or ea is None:  # pragma: no cover - older fednmap_core
-        return ""
+        return "", None
     e = {**env, epsilon: eps}
     eh_v, ea_v = evaluate(eh, e), evaluate(ea, e)
     m_v = evaluate(core.window_real, {**e, eta_hat: eh_v})
-    return (
-        f"; to reach it (each term <= epsilon/3): eta_hat <= {eh_v:.4g} with the window m = floor({m_v:.4g}), "
-        f"eta_a <= {ea_v:.4g} (eta_s = eta_hat/(eta_a Q) free)"
+    m_int = max(1, math.floor(m_v))
+    # the window that makes the variance term small also tightens Theorem 5's eta_a condition: take the smaller
+    ea_cond = evaluate(core.theorem5_eta_a_max, {**e, m: m_int})
+    binding = "the drift term" if ea_v <= ea_cond else f"Theorem 5's eta_a condition at m = {m_int}"
+    text = (
+        f"; to reach it (each term <= epsilon/3): eta_hat <= {eh_v:.4g} with the window m = {m_int}, "
+        f"eta_a <= {min(ea_v, ea_cond):.4g} (binding: {binding}; eta_s = eta_hat/(eta_a Q) free)"
     )
+    return text, {"eta_hat": eh_v, "m": float(m_int), "eta_a": min(ea_v, ea_cond)}
 
 
 def _value_or_expr(expr: sp.Basic) -> str:

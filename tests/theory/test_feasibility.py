@@ -286,3 +286,25 @@ def test_aliases() -> None:
     assert resolve_theorem("ds-fedproxgrad", {}, {"alpha": 0.7}) == "ds.theorem5_3"
     assert resolve_theorem("ds-fedproxgrad", {}, {}) == "ds.corollary_ii"
     assert set(THEOREMS) == {"fednmap.theorem5", "fednmap.theorem8", "ds.theorem5_3", "ds.corollary_ii"}
+
+
+def test_unreachable_suggestion_is_admissible_and_reaches_epsilon() -> None:
+    """When Theorem 8's floor exceeds epsilon, the suggested (eta_hat, m, eta_a) must satisfy Theorem 5's
+    conditions and put the floor below epsilon, both checked by substitution into the theory's expressions."""
+    import sympy as sp
+
+    from theory import fednmap_core as core
+    from theory import symbols as S
+    from theory.feasibility import feasibility
+
+    consts = {"L": 1.0, "rho": 0.1, "n": 10, "Q": 5, "sigma": 1.0, "mu": 0.1}
+    res = feasibility("fednmap.theorem8", consts, target={"epsilon": 0.1})
+    rn = res.rounds_needed
+    assert rn.flag == "unreachable" and rn.suggestion is not None
+    sug = rn.suggestion
+    gamma_v = res.chosen["gamma"]
+    subs = {S.L: 1, S.rho: sp.Rational(1, 10), S.n: 10, S.Q: 5, S.sigma2: 1, S.mu: sp.Rational(1, 10),
+            S.gamma: gamma_v, S.m: int(sug["m"]), S.eta_hat: sug["eta_hat"], S.eta_a: sug["eta_a"]}
+    assert float(core.theorem5_eta_hat_max.subs(subs)) >= sug["eta_hat"] * (1 - 1e-12)
+    assert float(core.theorem5_eta_a_max.subs(subs)) >= sug["eta_a"] * (1 - 1e-12)
+    assert float(core.theorem8_floor.subs(subs)) <= 0.1 * (1 + 1e-9)
