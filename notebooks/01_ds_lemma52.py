@@ -47,29 +47,10 @@ from algorithms.instances.fairness import fairness
 from algorithms.run import run
 from checks.ds_checks import lemma5_2_verdict
 from checks.ds_common import ds_record, measured_constants, r0_of, scaled_clients_instance
+from checks.notebook import proved, show
 from theory import ds_fedproxgrad_core as core
 from theory import symbols as S
 from theory.evaluate import evaluate, to_function
-from theory.proofs import run_step
-from theory.registry import get_claim
-
-
-def show(claim_id: str) -> None:
-    """Display a claim of the registry: id, status, the paper's label, and the statement as LaTeX."""
-    c = get_claim(claim_id)
-    display(Markdown(f"**`{c.id}`** [{c.status}], {c.label}: {c.title}"))
-    display(Math(c.latex()))
-    if c.provenance.note:
-        display(Markdown(f"*note:* {c.provenance.note}"))
-
-
-def proved(step: str) -> bool:
-    """Run a proof step of ``theory.proofs`` and report its parts."""
-    res = run_step(step)
-    parts = "; ".join(f"{p.name}: {'ok' if p.proved else 'FAILED'}" for p in res.parts)
-    print(f"{step} ({res.label}): {parts}")
-    return res.proved
-
 
 # %% [markdown]
 # ## 1. The algorithm as a perturbed gradient step [verbatim]

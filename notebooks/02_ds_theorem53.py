@@ -42,28 +42,13 @@ from IPython.display import Markdown, Math, display
 
 from algorithms.instances.fairness import fairness
 from checks.ds_common import ds_record, measured_constants, r0_of
+from checks.notebook import proved, show
 from checks.stats import loglog_slope, mean_ci
 from theory import ds_fedproxgrad_core as core
 from theory import symbols as S
 from theory.ds_fedproxgrad import is_robbins_monro
 from theory.evaluate import evaluate, to_function
-from theory.proofs import run_step
 from theory.registry import get_claim
-
-
-def show(claim_id: str) -> None:
-    c = get_claim(claim_id)
-    display(Markdown(f"**`{c.id}`** [{c.status}], {c.label}: {c.title}"))
-    display(Math(c.latex()))
-    if c.provenance.note:
-        display(Markdown(f"*note:* {c.provenance.note}"))
-
-
-def proved(step: str) -> bool:
-    res = run_step(step)
-    print(f"{step}: " + "; ".join(f"{p.name}: {'ok' if p.proved else 'FAILED'}" for p in res.parts))
-    return res.proved
-
 
 eta, r, R = S.eta, S.r, S.R
 

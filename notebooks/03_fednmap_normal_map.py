@@ -38,7 +38,7 @@ import itertools
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
-from IPython.display import Markdown, Math, display
+from IPython.display import Math, display
 from scipy import integrate, stats
 
 from algorithms.base import natural_residual, normal_map
@@ -47,26 +47,10 @@ from algorithms.oracles import GaussianOracle
 from algorithms.regularizers import L1
 from algorithms.run import run
 from checks.fednmap_common import make_instance
+from checks.notebook import proved, show
 from theory import fednmap_core as core
 from theory import symbols as S
 from theory.evaluate import evaluate, to_function
-from theory.proofs import run_step
-from theory.registry import get_claim
-
-
-def show(claim_id: str) -> None:
-    c = get_claim(claim_id)
-    display(Markdown(f"**`{c.id}`** [{c.status}], {c.label}: {c.title}"))
-    display(Math(c.latex()))
-    if c.provenance.note:
-        display(Markdown(f"*note:* {c.provenance.note}"))
-
-
-def proved(step: str) -> bool:
-    res = run_step(step)
-    print(f"{step}: " + "; ".join(f"{p.name}: {'ok' if p.proved else 'FAILED'}" for p in res.parts))
-    return res.proved
-
 
 # %% [markdown]
 # ## 1. The normal map, and why its update is unbiased

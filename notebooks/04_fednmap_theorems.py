@@ -45,28 +45,13 @@ from algorithms.instances.least_squares import LeastSquares
 from algorithms.oracles import GaussianOracle
 from algorithms.regularizers import SquaredL2
 from checks.fednmap_common import make_instance, pl_constant
+from checks.notebook import proved, show
 from checks.speedup import rounds_to_target
 from checks.stats import loglog_slope
 from theory import fednmap_core as core
 from theory import symbols as S
 from theory.evaluate import evaluate, to_function
-from theory.proofs import run_step
 from theory.registry import get_claim
-
-
-def show(claim_id: str) -> None:
-    c = get_claim(claim_id)
-    display(Markdown(f"**`{c.id}`** [{c.status}], {c.label}: {c.title}"))
-    display(Math(c.latex()))
-    if c.provenance.note:
-        display(Markdown(f"*note:* {c.provenance.note}"))
-
-
-def proved(step: str) -> bool:
-    res = run_step(step)
-    print(f"{step}: " + "; ".join(f"{p.name}: {'ok' if p.proved else 'FAILED'}" for p in res.parts))
-    return res.proved
-
 
 # %% [markdown]
 # ## 1. Theorem 5: the step-size conditions [verbatim]
