@@ -28,7 +28,7 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: error: {message}")
 
 
 def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
@@ -52,7 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser, modules = _build_parser(argv)
         args = parser.parse_args(argv)
         return int(modules[args.command].run(args) or 0)
-    except (UsageError, ValueError) as exc:
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"fedbounds: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
