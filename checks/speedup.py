@@ -205,7 +205,8 @@ def _register() -> None:
                 else:
                     res.negatives.append(v.with_details(control=f"{name}, {axis} sweep: same steps, heterogeneous l1 data"))
                 rounds = [r if r is not None else float("nan") for r in v.details["rounds_to_target"]]
-                plot.curves.append(Curve(name, xs, rounds, role="observed" if name == "FedNMap" else "negative"))
+                label = name if any(r is not None for r in v.details["rounds_to_target"]) else f"{name}: never reaches the target"
+                plot.curves.append(Curve(label, xs, rounds, role="observed" if name == "FedNMap" else "negative"))
         r0 = res.verdicts[0].details["rounds_to_target"][0] if res.verdicts else None
         if r0:
             plot_n.curves.append(Curve("slope -1", [cfg["n0"] * k for k in ks], [r0 / k for k in ks], role="bound"))
