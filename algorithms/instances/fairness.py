@@ -282,17 +282,9 @@ def fairness(
 ) -> Fairness:
     """A seeded fairness instance (notes 3.1 to 3.3; the notes' pilot used n = 10, p = 20, alpha_het = beta_het
     = 1, alpha_pen = 0.1, lam = 1)."""
-    check_int("n", n)
-    check_int("p", p)
-    check_int("m", m)
-    check_positive("alpha_het", alpha_het, strict=False)
-    check_positive("beta_het", beta_het, strict=False)
     check_positive("alpha_pen", alpha_pen, strict=False)
     check_positive("lam", lam, strict=False)
     check_positive("delta", delta, strict=False)
-    shifted_features = check_int("shifted_features", shifted_features, 0)
-    if shifted_features > p:
-        raise ValueError(f"shifted_features must lie in [0, p] = [0, {p}], got {shifted_features}")
     check_positive("B2", B2)
     rng = np.random.default_rng(seed)
     A, y, s = synthetic_features(n, p, m, alpha_het, beta_het, rng, delta=delta, shifted_features=shifted_features, return_sensitive=True)

@@ -287,6 +287,14 @@ def synthetic_features(
     The standard-normal draws do not depend on the knobs (the knobs only scale them), so equal seeds give
     instances that differ only in heterogeneity. Returns (A, y) or (A, y, s).
     """
+    check_int("n", n)
+    check_int("p", p)
+    check_int("m", m)
+    check_positive("alpha_het", alpha_het, strict=False)
+    check_positive("beta_het", beta_het, strict=False)
+    shifted_features = check_int("shifted_features", shifted_features, 0)
+    if shifted_features > p:
+        raise ValueError(f"shifted_features must lie in [0, p] = [0, {p}], got {shifted_features}")
     sa, sb = np.sqrt(alpha_het), np.sqrt(beta_het)
     w0 = rng.standard_normal(p)
     u = sa * rng.standard_normal(n)
@@ -323,11 +331,6 @@ def synthetic_logistic(
     ``l2 = 0`` the feature-shift knob ``beta_het`` lets the model fit each client's cluster separately, so
     zeta2 then grows with ``alpha_het`` only. ``phi`` is any regulariser (e.g. L1).
     """
-    check_int("n", n)
-    check_int("p", p)
-    check_int("m", m)
-    check_positive("alpha_het", alpha_het, strict=False)
-    check_positive("beta_het", beta_het, strict=False)
     check_positive("l2", l2, strict=False)
     A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(seed))
     return Logistic(A, y, phi if phi is not None else Zero(), l2=l2, name="logistic")

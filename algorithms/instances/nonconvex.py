@@ -22,7 +22,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from algorithms.base import Regularizer, check_int, check_positive
+from algorithms.base import Regularizer, check_positive
 from algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_features
 from algorithms.regularizers import Zero
 
@@ -66,13 +66,6 @@ class SigmoidLeastSquares(BinaryGLM):
         return f"{_SLS_MAX:.6f} max_i lambda_max(A_i^T A_i/m) + l2 + 2 alpha_pen (sup of ell'' times the data curvature)"
 
 
-def _validate(n: int, p: int, m: int, alpha_het: float, beta_het: float) -> None:
-    check_int("n", n)
-    check_int("p", p)
-    check_int("m", m)
-    check_positive("alpha_het", alpha_het, strict=False)
-    check_positive("beta_het", beta_het, strict=False)
-
 
 def nonconvex_logistic(
     n: int = 10,
@@ -88,7 +81,6 @@ def nonconvex_logistic(
 
     L_f = (1/4) max_i lambda_max(A_i^T A_i/m) + 2 alpha_pen (exact), rho_f = alpha_pen/2 (upper bound).
     """
-    _validate(n, p, m, alpha_het, beta_het)
     check_positive("alpha_pen", alpha_pen)
     A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(seed))
     return Logistic(A, y, phi if phi is not None else Zero(), l2=0.0, alpha_pen=alpha_pen, name="nonconvex_logistic")
@@ -109,7 +101,6 @@ def sigmoid_least_squares(
     The default l2 = 0.01 keeps x* of moderate norm (without it the loss flattens out, ||x*|| ~ 25 on the default
     instance); f stays nonconvex as long as l2 < -curv_min max_i lambda_max(A_i^T A_i/m) (rho_f > 0).
     """
-    _validate(n, p, m, alpha_het, beta_het)
     check_positive("l2", l2, strict=False)
     A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(seed))
     return SigmoidLeastSquares(A, y, phi if phi is not None else Zero(), l2=l2)

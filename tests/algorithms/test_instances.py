@@ -338,6 +338,8 @@ def test_seeded_and_reproducible():
         ("fairness", {"B2": 0.0}, "B2"),
         ("fairness", {"delta": -1.0}, "delta"),
         ("fairness", {"p": 3, "shifted_features": 4}, "shifted_features"),
+        ("fairness", {"n": 0}, "n must be"),
+        ("nonconvex_logistic", {"beta_het": -1.0}, "beta_het"),
         ("breast_cancer", {"concentration": 0.0}, "concentration"),
         ("breast_cancer", {"n": 10_000}, "n must lie"),
         ("digits", {"task": 10}, "task"),
