@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from algorithms.base import check_gamma, check_int, check_positive
-from algorithms.metrics import Observation
-from algorithms.rng import stream
-from algorithms.run import Context, check_params, check_point
+from fedbounds.algorithms.base import check_gamma, check_int, check_positive
+from fedbounds.algorithms.metrics import Observation
+from fedbounds.algorithms.rng import stream
+from fedbounds.algorithms.run import Context, check_params, check_point
 
 # ------------------------------------------------------------------------------------------ helpers
 

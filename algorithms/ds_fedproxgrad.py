@@ -47,11 +47,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
-
-from algorithms.base import check_int, check_positive
-from algorithms.metrics import Observation
-from algorithms.rng import stream
-from algorithms.run import Context, check_params, register
+from fedbounds.algorithms.base import check_int, check_positive
+from fedbounds.algorithms.metrics import Observation
+from fedbounds.algorithms.rng import stream
+from fedbounds.algorithms.run import Context, check_params, register
 
 #: stream keys (l, extra) of round t's two draws, ``stream(seed, t, *key)``. The clients use exact gradients
 #: (no oracle), and the plain ``stream(seed, t, l)`` is reserved for an oracle, so both draws use extra keys.
@@ -488,7 +487,7 @@ def _spec_dict(spec: Any) -> dict:
 
 
 class DSFedProxGrad:
-    """DS FedProxGrad, eqs. (3)-(5), for the engine (``algorithms.run``): ``validate``, ``init``, ``step``,
+    """DS FedProxGrad, eqs. (3)-(5), for the engine (``fedbounds.algorithms.run``): ``validate``, ``init``, ``step``,
     ``observe``.
 
     params: ``schedule`` (required), ``solver`` (default {"kind": "exact", "tol": 1e-12}), ``estimator``

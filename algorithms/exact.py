@@ -33,11 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from algorithms.base import natural_residual, normal_map
-from algorithms.metrics import MetricContext, natural_gamma
-from algorithms.oracles import ExactOracle, GaussianOracle
-from algorithms.run import get_algorithm, replica_arrays
+from fedbounds.algorithms.base import natural_residual, normal_map
+from fedbounds.algorithms.metrics import MetricContext, natural_gamma
+from fedbounds.algorithms.oracles import ExactOracle, GaussianOracle
+from fedbounds.algorithms.run import get_algorithm, replica_arrays
 
 #: relative tolerance of the affinity self-check
 AFFINE_RTOL = 1e-8

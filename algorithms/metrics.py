@@ -1,4 +1,4 @@
-"""Per-round, per-replica metrics recorded by the driver (``algorithms.run.run``).
+"""Per-round, per-replica metrics recorded by the driver (``fedbounds.algorithms.run.run``).
 
 An algorithm exposes what it computed through an :class:`Observation` (its output point ``x``, its normal-map
 variable ``z`` where it has one, its prox parameter ``gamma``, and per-round scalars such as the uplink count).
@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from algorithms.base import Solution, natural_residual, normal_map
+from fedbounds.algorithms.base import Solution, natural_residual, normal_map
 
 PER_ROUND = ("gamma_emp", "eta", "uplink")
 METRIC_NAMES = ("psi_gap", "psi", "normal_map_sq", "natural_residual_sq", "grad_F_sq", "F", "dist_sq", *PER_ROUND)

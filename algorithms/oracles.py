@@ -24,8 +24,7 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-
-from algorithms.base import Problem, check_int, check_positive
+from fedbounds.algorithms.base import Problem, check_int, check_positive
 
 
 @runtime_checkable

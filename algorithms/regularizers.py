@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-
-from algorithms.base import check_gamma, check_positive
+from fedbounds.algorithms.base import check_gamma, check_positive
 
 #: relative slack with which a point on the boundary of an l2 ball counts as inside (rounding in r z/||z||)
 BALL_TOL = 1e-12

@@ -9,14 +9,14 @@ An algorithm is an object with
   allowed range; unknown keys are errors) and returns them with defaults filled in;
 * ``init(problem, params, oracle, replicas, seed) -> State``: the state before round 0;
 * ``step(state, t) -> State``: one communication round ``t`` (0-based); it draws its stochastic gradients at
-  local step ``l`` with ``algorithms.rng.stream(seed, t, l)``, calling ``oracle.sample(problem, X, rng)``
+  local step ``l`` with ``fedbounds.algorithms.rng.stream(seed, t, l)``, calling ``oracle.sample(problem, X, rng)``
   once per (t, l) on the full ``(R, n, p)`` stack;
 * ``observe(state) -> Observation``: the output point ``x`` (R, p), the normal-map variable ``z`` (R, p) if
   any, the algorithm's ``gamma`` if any, and per-round values (``uplink``, ``eta``, ``gamma_emp``).
 
 A state is a small frozen dataclass. Its per-replica arrays (fields that are numpy arrays whose first axis is
 the replica axis, shapes ``(R, p)`` or ``(R, n, p)``) are what the driver checks for divergence and what exact
-mode (``algorithms.exact``) propagates; anything else in it (the :class:`Context` with problem, params, oracle
+mode (``fedbounds.algorithms.exact``) propagates; anything else in it (the :class:`Context` with problem, params, oracle
 and seed; the round counter) is carried along untouched.
 
 Registry
@@ -25,7 +25,7 @@ Registry
 ``fedmid``, ``fedda``, ``fedavg_prox``, ``scaffold_prox``, ``fedprox_prox``) are loaded on first use. Other
 streams add theirs with :func:`register`: ``algorithms/ds_fedproxgrad.py`` calls, at module level,
 ``register("ds_fedproxgrad", DSFedProxGrad())`` and ``register("fedproxgrad", FedProxGrad())``. The registry
-imports ``algorithms.ds_fedproxgrad`` lazily, the first time a name that is not built in is looked up (or the
+imports ``fedbounds.algorithms.ds_fedproxgrad`` lazily, the first time a name that is not built in is looked up (or the
 registry is listed); while that module does not exist, the names are simply absent. A module may instead
 define a module-level dict ``ALGORITHMS`` (name -> algorithm); the registry then registers those entries.
 
@@ -47,9 +47,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-
-from algorithms.base import check_int
-from algorithms.metrics import METRIC_NAMES, MetricContext, Observation, applicable, evaluate
+from fedbounds.algorithms.base import check_int
+from fedbounds.algorithms.metrics import METRIC_NAMES, MetricContext, Observation, applicable, evaluate
 
 __all__ = [
     "ALGORITHMS",
@@ -100,8 +99,8 @@ class Context:
 
 
 def default_oracle() -> Any:
-    """``algorithms.oracles.ExactOracle()`` (exact gradients), the oracle used when ``run`` gets none."""
-    from algorithms.oracles import ExactOracle
+    """``fedbounds.algorithms.oracles.ExactOracle()`` (exact gradients), the oracle used when ``run`` gets none."""
+    from fedbounds.algorithms.oracles import ExactOracle
 
     return ExactOracle()
 
@@ -130,7 +129,7 @@ def check_params(algorithm: str, params: Mapping[str, Any], required: tuple[str,
         raise ValueError(f"{algorithm}: missing required parameter(s) {missing}")
     out = {**optional, **params}
     if out.get("gamma_eval") is not None:
-        from algorithms.base import check_positive
+        from fedbounds.algorithms.base import check_positive
 
         out["gamma_eval"] = check_positive("gamma_eval", out["gamma_eval"])
     return out
@@ -149,17 +148,17 @@ def check_point(name: str, value: Any, p: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- registry
 
 _BUILTINS = {
-    "fednmap": ("algorithms.fednmap", "FedNMap"),
-    "prox_sgd": ("algorithms.baselines", "ProxSGD"),
-    "norm_sgd": ("algorithms.baselines", "NormSGD"),
-    "fedmid": ("algorithms.baselines", "FedMiD"),
-    "fedda": ("algorithms.baselines", "FedDA"),
-    "fedavg_prox": ("algorithms.baselines", "FedAvgProx"),
-    "scaffold_prox": ("algorithms.baselines", "ScaffoldProx"),
-    "fedprox_prox": ("algorithms.baselines", "FedProxProx"),
+    "fednmap": ("fedbounds.algorithms.fednmap", "FedNMap"),
+    "prox_sgd": ("fedbounds.algorithms.baselines", "ProxSGD"),
+    "norm_sgd": ("fedbounds.algorithms.baselines", "NormSGD"),
+    "fedmid": ("fedbounds.algorithms.baselines", "FedMiD"),
+    "fedda": ("fedbounds.algorithms.baselines", "FedDA"),
+    "fedavg_prox": ("fedbounds.algorithms.baselines", "FedAvgProx"),
+    "scaffold_prox": ("fedbounds.algorithms.baselines", "ScaffoldProx"),
+    "fedprox_prox": ("fedbounds.algorithms.baselines", "FedProxProx"),
 }
 #: modules of other streams that register algorithms when imported (missing modules are skipped)
-_EXTENSIONS = ("algorithms.ds_fedproxgrad",)
+_EXTENSIONS = ("fedbounds.algorithms.ds_fedproxgrad",)
 
 
 class _Registry(Mapping[str, Any]):
@@ -344,7 +343,7 @@ def run(
     independent Monte Carlo replicas in one vectorised run.
 
     ``oracle`` defaults to exact gradients. ``metrics=None`` records every metric that applies (see
-    ``algorithms.metrics``); naming one that does not apply is a ValueError. ``callback(t, state)`` is called
+    ``fedbounds.algorithms.metrics``); naming one that does not apply is a ValueError. ``callback(t, state)`` is called
     with the state after every completed round t (t = 1..rounds; not after a diverged round). ``progress``
     shows a tqdm bar.
     """

@@ -4,7 +4,7 @@ Work (issue 3): FedNMap (variant A, with correction) on heterogeneous Lasso, n =
 p = 100, R = 64 Monte Carlo replicas, 200 rounds, additive Gaussian gradient noise (sigma2 = 1). Both sides
 
 * consume exactly the same random draws: the engine calls ``oracle.sample`` once per (round, local step) on the
-  full (R, n, p) stack; the reference (``algorithms.reference.fednmap``: for each replica, for each client, for
+  full (R, n, p) stack; the reference (``fedbounds.algorithms.reference.fednmap``: for each replica, for each client, for
   each local step, ``g = H_i x_i - h_i + xi[r, i]``) draws the same noise array from the same stream and reads
   entry [r, i];
 * record the same metrics every round for every replica: psi(x_t) - psi* and ||F_nor(z_t)||^2 (the engine
@@ -87,15 +87,14 @@ import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
 import numpy as np  # noqa: E402
-
-from algorithms.base import normal_map  # noqa: E402
-from algorithms.fednmap import FedNMap  # noqa: E402
-from algorithms.instances.least_squares import heterogeneous_least_squares  # noqa: E402
-from algorithms.oracles import GaussianOracle  # noqa: E402
-from algorithms.reference import fednmap as reference_fednmap  # noqa: E402
-from algorithms.regularizers import L1  # noqa: E402
-from algorithms.rng import stream  # noqa: E402
-from algorithms.run import default_oracle, run  # noqa: E402
+from fedbounds.algorithms.base import normal_map  # noqa: E402
+from fedbounds.algorithms.fednmap import FedNMap  # noqa: E402
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares  # noqa: E402
+from fedbounds.algorithms.oracles import GaussianOracle  # noqa: E402
+from fedbounds.algorithms.reference import fednmap as reference_fednmap  # noqa: E402
+from fedbounds.algorithms.regularizers import L1  # noqa: E402
+from fedbounds.algorithms.rng import stream  # noqa: E402
+from fedbounds.algorithms.run import default_oracle, run  # noqa: E402
 
 
 def setup(args: argparse.Namespace):

@@ -1,6 +1,6 @@
 """The ``fedbounds`` command line.
 
-Each subcommand lives in its own module under :mod:`checks.commands` and is imported only when it runs, so
+Each subcommand lives in its own module under :mod:`fedbounds.checks.commands` and is imported only when it runs, so
 that ``fedbounds claims`` does not pay for numpy-heavy imports. Bad input anywhere ends in a one-line
 message on stderr and exit status 2, never a traceback.
 """
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("checks.commands.check", "run the bound-checking suite and write a report"),
-    "claims": ("checks.commands.claims", "list the papers' claims with their provenance"),
-    "feasible": ("checks.commands.feasible", "which parameters a theorem allows, and what it promises"),
-    "sweep": ("checks.commands.sweep", "run a resumable experiment grid from a TOML spec"),
-    "report": ("checks.commands.report", "turn a sweep store into figures and a CSV"),
+    "check": ("fedbounds.checks.commands.check", "run the bound-checking suite and write a report"),
+    "claims": ("fedbounds.checks.commands.claims", "list the papers' claims with their provenance"),
+    "feasible": ("fedbounds.checks.commands.feasible", "which parameters a theorem allows, and what it promises"),
+    "sweep": ("fedbounds.checks.commands.sweep", "run a resumable experiment grid from a TOML spec"),
+    "report": ("fedbounds.checks.commands.report", "turn a sweep store into figures and a CSV"),
 }
 
 

@@ -1,6 +1,6 @@
 """The catalogue of checks: check id -> the function that runs it, with the claim's provenance.
 
-A check id equals the id of the claim it tests in :mod:`theory.registry` where that claim exists (paper
+A check id equals the id of the claim it tests in :mod:`fedbounds.theory.registry` where that claim exists (paper
 label and status are then read from there, so the table shows the theory layer's provenance); otherwise
 the spec's own ``label`` / ``status`` are used. Check modules register themselves with :func:`register`;
 :func:`all_checks` imports them on first use.
@@ -15,8 +15,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from checks.profiles import Profile
-from checks.verdict import VIOLATED, Verdict, combine, to_json_safe, worst_slack
+from fedbounds.checks.core.profiles import Profile
+from fedbounds.checks.core.verdict import VIOLATED, Verdict, combine, to_json_safe, worst_slack
 
 __all__ = [
     "CheckContext",
@@ -32,12 +32,12 @@ __all__ = [
 
 #: the modules whose import registers checks, in table order
 CHECK_MODULES = (
-    "checks.fednmap_checks",
-    "checks.fednmap_lyapunov",
-    "checks.speedup",
-    "checks.ds_checks",
-    "checks.errata_checks",
-    "checks.tightness",
+    "fedbounds.checks.fednmap.checks",
+    "fedbounds.checks.fednmap.lyapunov",
+    "fedbounds.checks.fednmap.speedup",
+    "fedbounds.checks.ds_fedproxgrad.checks",
+    "fedbounds.checks.ds_fedproxgrad.errata",
+    "fedbounds.checks.tightness",
 )
 
 
@@ -141,7 +141,7 @@ class CheckSpec:
     def provenance(self) -> tuple[str, str]:
         """(paper label, status) from the theory registry where it knows this id, else the spec's own."""
         try:
-            reg = importlib.import_module("theory.registry")
+            reg = importlib.import_module("fedbounds.theory.registry")
             claim = reg.get_claim(self.check_id)
         except (ImportError, ValueError, KeyError, AttributeError):
             return self.label, self.status

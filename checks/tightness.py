@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from checks.ds_checks import _eta_max, lemma5_2_verdict
-from checks.ds_common import ds_record, fairness_instance
-from checks.fednmap_checks import _start, fednmap_run, theorem8_curve, theorem8_values
-from checks.fednmap_common import checkpoints, make_instance, theorem5_parameters
-from checks.registry import CheckContext, CheckResult, Curve, Plot, register
-from checks.verdict import INCONCLUSIVE, Verdict, compare
+from fedbounds.checks.core.verdict import INCONCLUSIVE, Verdict, compare
+from fedbounds.checks.ds_fedproxgrad.checks import _eta_max, lemma5_2_verdict
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance
+from fedbounds.checks.fednmap.checks import _start, fednmap_run, theorem8_curve, theorem8_values
+from fedbounds.checks.fednmap.common import checkpoints, make_instance, theorem5_parameters
+from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
 
 #: the doubling search stops after this many doublings (factor 2^MAX_DOUBLINGS)
 MAX_DOUBLINGS = 14

@@ -18,11 +18,11 @@
 # re-derives each step in sympy, compares it with `theory`, and ties it to numbers computed on a concrete
 # fairness instance by an independent route.
 #
-# **Status tags** (design principle 2, `theory.claims.Status`):
+# **Status tags** (design principle 2, `fedbounds.theory.core.claims.Status`):
 #
 # * **[verbatim]**: as printed in the paper;
-# * **[derived]**: not printed; we proved it (a step of `theory.proofs`, re-run below);
-# * **[erratum]**: the printed statement is wrong or needs an unstated condition (`theory.errata`).
+# * **[derived]**: not printed; we proved it (a step of `fedbounds.theory.core.proofs`, re-run below);
+# * **[erratum]**: the printed statement is wrong or needs an unstated condition (`fedbounds.theory.errata`).
 #
 # The DS FedProxGrad paper is complete (9 pages), so nothing here is *reconstructed*: where the paper
 # is silent (the value of $r_0$, the lower bound on $F$), we say so and mark our addition as derived.
@@ -41,16 +41,15 @@ SEED = 0
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from fedbounds.algorithms.instances.fairness import fairness
+from fedbounds.algorithms.run import run
+from fedbounds.checks.core.notebook import proved, show
+from fedbounds.checks.ds_fedproxgrad.checks import lemma5_2_verdict
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, measured_constants, r0_of, scaled_clients_instance
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.core.evaluate import evaluate, to_function
+from fedbounds.theory.ds_fedproxgrad import formulas as core
 from IPython.display import Markdown, Math, display
-
-from algorithms.instances.fairness import fairness
-from algorithms.run import run
-from checks.ds_checks import lemma5_2_verdict
-from checks.ds_common import ds_record, measured_constants, r0_of, scaled_clients_instance
-from checks.notebook import proved, show
-from theory import ds_fedproxgrad_core as core
-from theory import symbols as S
-from theory.evaluate import evaluate, to_function
 
 # %% [markdown]
 # ## 1. The algorithm as a perturbed gradient step [verbatim]
@@ -94,7 +93,7 @@ print("max |(x^1 - x^0) - rhs(7)| =", float(np.abs(st.x - x0 - rhs).max()))
 #
 # The fairness instance of the notes (§3): logistic loss plus a smooth nonconvex penalty on each client,
 # $r=\Delta^2$ the squared demographic-parity gap, heterogeneous clients with a sensitive attribute
-# (`algorithms.instances.fairness`). Each constant says whether it is exact or a bound: $L_F=L_f+\lambda L_r$
+# (`fedbounds.algorithms.instances.fairness`). Each constant says whether it is exact or a bound: $L_F=L_f+\lambda L_r$
 # (A1(i)) is an upper bound, $G$ is estimated at sampled points for the chosen $B$ (assumption (8)).
 
 # %%
@@ -115,7 +114,7 @@ assert proved("ds_weak_convexity_implied")
 # %% [markdown]
 # ## 3. The trajectories we compare with
 #
-# Two runs of `algorithms.run.run("ds_fedproxgrad", ...)` (through `checks.ds_common.ds_record`, which also
+# Two runs of `fedbounds.algorithms.run.run("ds_fedproxgrad", ...)` (through `fedbounds.checks.ds_fedproxgrad.common.ds_record`, which also
 # records $\|e_f^r\|^2$, $\|\nabla f\|^2$ and the dissimilarity at each iterate):
 #
 # * **deterministic**: $\sigma^2=0$, local error injected *uphill* (along $+\nabla F$, the worst case of Lemma 5.1)
@@ -360,7 +359,7 @@ assert mc.F.min() >= consts["F_star_lower"].value
 # says $\mathbb E D_r\le\Xi_r$ for $r\ge r_0$ (the shaded prefix is where the proof gives nothing).
 
 # %%
-from checks.stats import mean_ci
+from fedbounds.checks.core.stats import mean_ci
 
 gamma_r = mc.gamma_emp.max(axis=1)
 assert np.allclose(gamma_r, C_GAMMA * mc.eta)  # the injected error is exact

@@ -38,17 +38,16 @@ SEED = 0
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from fedbounds.algorithms.instances.fairness import fairness
+from fedbounds.checks.core.notebook import proved, show
+from fedbounds.checks.core.stats import loglog_slope, mean_ci
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, measured_constants, r0_of
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.core.evaluate import evaluate, to_function
+from fedbounds.theory.ds_fedproxgrad import formulas as core
+from fedbounds.theory.ds_fedproxgrad.claims import is_robbins_monro
+from fedbounds.theory.registry import get_claim
 from IPython.display import Markdown, Math, display
-
-from algorithms.instances.fairness import fairness
-from checks.ds_common import ds_record, measured_constants, r0_of
-from checks.notebook import proved, show
-from checks.stats import loglog_slope, mean_ci
-from theory import ds_fedproxgrad_core as core
-from theory import symbols as S
-from theory.ds_fedproxgrad import is_robbins_monro
-from theory.evaluate import evaluate, to_function
-from theory.registry import get_claim
 
 eta, r, R = S.eta, S.r, S.R
 
@@ -61,7 +60,7 @@ show("ds.theorem5_3")
 # %% [markdown]
 # **Proof.** Summing (14) over $r=0,\dots,R$ telescopes (24); with $F(x^{R+1})\ge F^\star$ and $\sum\Xi_r<\infty$
 # the weighted sum $\sum_r\eta_r\Phi_r\mathbb E\|\nabla F(x^r)\|^2$ is finite (25), and since $\sum\eta_r=\infty$ the
-# $\liminf$ must be 0. Two repairs (notebook 01, `theory.errata`): the sum must start at $r_0$, and
+# $\liminf$ must be 0. Two repairs (notebook 01, `fedbounds.theory.errata`): the sum must start at $r_0$, and
 # $F^\star>-\infty$ must be assumed.
 
 # %%
@@ -73,7 +72,7 @@ show("erratum.ds_lower_bound_unstated")
 # ### Robbins-Monro schedules: A4(i) [verbatim]
 #
 # $\sum\eta_r=\infty$ and $\sum\eta_r^2<\infty$. For the power family $\eta_r=c/(r+1)^\alpha$ this is the p-series
-# rule, $\frac12<\alpha\le1$ (`theory.ds_fedproxgrad.is_robbins_monro`). Corollary (i) prints $\eta_r=c/r^\alpha$, which
+# rule, $\frac12<\alpha\le1$ (`fedbounds.theory.ds_fedproxgrad.claims.is_robbins_monro`). Corollary (i) prints $\eta_r=c/r^\alpha$, which
 # is infinite at $r=0$ where the sums start [erratum `erratum.ds_schedule_at_zero`]; we use $c/(r+1)^\alpha$, with
 # $c\le1/(6L_F)$ for A4(iv).
 
@@ -180,8 +179,8 @@ assert proved("ds_corollary_ii")
 # ## 4. Against runs
 #
 # The fairness instance (notebook 01), noise $\sigma^2$ = `SIGMA2` and an injected local error of relative size
-# $\gamma_r=c_\gamma\eta_r$ in a random direction. Three runs of `algorithms.run.run("ds_fedproxgrad", ...)`
-# (through `checks.ds_common.ds_record`):
+# $\gamma_r=c_\gamma\eta_r$ in a random direction. Three runs of `fedbounds.algorithms.run.run("ds_fedproxgrad", ...)`
+# (through `fedbounds.checks.ds_fedproxgrad.common.ds_record`):
 #
 # * constant $\eta=1/(6L_F)$ (FedProxGrad): should plateau, below the derived floor;
 # * $\eta_r=c/(r+1)^\alpha$ with $c=1/(6L_F)$ (Theorem 5.3): should keep decreasing, below the plateau;

@@ -13,10 +13,10 @@
 # arXiv 2602.03357 (v2). **Our copy is cut off in Section 4** and lost the right-hand sides of many displays;
 # `shared/papers/fednmap-reconstruction.md` ("the note") records what is verbatim and what is reconstructed.
 #
-# **Status tags** (`theory.claims.Status`), used for every statement below:
+# **Status tags** (`fedbounds.theory.core.claims.Status`), used for every statement below:
 #
 # * **[verbatim]**: printed in the surviving text (transcribed as it appears);
-# * **[derived]**: follows from verbatim material; we proved it (a step of `theory.proofs`);
+# * **[derived]**: follows from verbatim material; we proved it (a step of `fedbounds.theory.core.proofs`);
 # * **[reconstructed]**: the printed text is lost and this is **our reading**, never the paper's words.
 #
 # Contents: (1) the normal map and why its update is unbiased where Prox-SGD's is not (an exact computation by
@@ -38,19 +38,18 @@ import itertools
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from fedbounds.algorithms.base import natural_residual, normal_map
+from fedbounds.algorithms.instances.least_squares import LeastSquares
+from fedbounds.algorithms.oracles import GaussianOracle
+from fedbounds.algorithms.regularizers import L1
+from fedbounds.algorithms.run import run
+from fedbounds.checks.core.notebook import proved, show
+from fedbounds.checks.fednmap.common import make_instance
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.core.evaluate import evaluate, to_function
+from fedbounds.theory.fednmap import formulas as core
 from IPython.display import Math, display
 from scipy import integrate, stats
-
-from algorithms.base import natural_residual, normal_map
-from algorithms.instances.least_squares import LeastSquares
-from algorithms.oracles import GaussianOracle
-from algorithms.regularizers import L1
-from algorithms.run import run
-from checks.fednmap_common import make_instance
-from checks.notebook import proved, show
-from theory import fednmap_core as core
-from theory import symbols as S
-from theory.evaluate import evaluate, to_function
 
 # %% [markdown]
 # ## 1. The normal map, and why its update is unbiased
@@ -69,7 +68,7 @@ from theory.evaluate import evaluate, to_function
 # **An exact computation.** One dimension, $f(x)=\frac a2(x-b)^2$ (a least-squares instance with one client and one
 # sample), $\varphi=\lambda|x|$, $g=f'(x)+\xi$ with $\xi\sim N(0,s^2)$. We compute both conditional expectations by
 # quadrature over $\xi$ (Gauss-Legendre between the kinks of the prox, cross-checked with `scipy.integrate.quad`) and compare with the noise-free updates; the prox and the normal
-# map are the project's (`algorithms.regularizers.L1`, `algorithms.base.normal_map`).
+# map are the project's (`fedbounds.algorithms.regularizers.L1`, `fedbounds.algorithms.base.normal_map`).
 
 # %%
 a, b_, lam, s2 = 1.0, 1.2, 1.0, 0.25        # f = a/2 (x - b)^2, phi = lam |x|, noise variance s^2
@@ -189,7 +188,7 @@ assert proved("fednmap_compact_form")
 # * the paper's Section 2.1 identity, read with the summation index $j$ (the printed one reuses $i$:
 #   erratum `erratum.fednmap_sum_index`).
 #
-# **Numbers.** We run `algorithms.run.run("fednmap", ...)` on a heterogeneous Lasso instance (clients with different
+# **Numbers.** We run `fedbounds.algorithms.run.run("fednmap", ...)` on a heterogeneous Lasso instance (clients with different
 # target models) and check, every round, that the corrections sum to zero and, with one local step and exact
 # gradients, that $c_{i,t+1}=\nabla f(x_t)-\nabla f_i(x_t)$ exactly (a gradient computed independently from the
 # instance).

@@ -38,20 +38,19 @@ SEED = 0
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from fedbounds.algorithms.exact import run_exact
+from fedbounds.algorithms.instances.least_squares import LeastSquares
+from fedbounds.algorithms.oracles import GaussianOracle
+from fedbounds.algorithms.regularizers import SquaredL2
+from fedbounds.checks.core.notebook import proved, show
+from fedbounds.checks.core.stats import loglog_slope
+from fedbounds.checks.fednmap.common import make_instance, pl_constant
+from fedbounds.checks.fednmap.speedup import rounds_to_target
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.core.evaluate import evaluate, to_function
+from fedbounds.theory.fednmap import formulas as core
+from fedbounds.theory.registry import get_claim
 from IPython.display import Markdown, Math, display
-
-from algorithms.exact import run_exact
-from algorithms.instances.least_squares import LeastSquares
-from algorithms.oracles import GaussianOracle
-from algorithms.regularizers import SquaredL2
-from checks.fednmap_common import make_instance, pl_constant
-from checks.notebook import proved, show
-from checks.speedup import rounds_to_target
-from checks.stats import loglog_slope
-from theory import fednmap_core as core
-from theory import symbols as S
-from theory.evaluate import evaluate, to_function
-from theory.registry import get_claim
 
 # %% [markdown]
 # ## 1. Theorem 5: the step-size conditions [verbatim]
@@ -63,7 +62,7 @@ show("fednmap.eta_hat")
 # %% [markdown]
 # $m\ge1$ is the analysis window ("intervals of $m\ge1$ communication rounds", verbatim, Section 4), not a parameter of
 # the algorithm. The conditions on two instances (heterogeneous least squares with $\ell_1$, $\rho=0$, and with
-# MCP, $\rho=1/\theta>0$), evaluated from `theory.fednmap_core.theorem5_conditions`:
+# MCP, $\rho=1/\theta>0$), evaluated from `fedbounds.theory.fednmap.formulas.theorem5_conditions`:
 
 # %%
 instances = {kind: make_instance(kind, n=N_CLIENTS, p=5, heterogeneity=0.5, seed=SEED) for kind in ("lasso", "mcp", "ridge")}
@@ -145,7 +144,7 @@ display(Math(r"\text{variance part of the coupled floor} \le " + sp.latex(sp.fac
 
 # %% [markdown]
 # **Numbers.** A ridge instance ($\varphi=\frac w2\|x\|^2$) is *linear-Gaussian*: with the additive Gaussian oracle the
-# state's mean and covariance propagate in closed form (`algorithms.exact.run_exact`), so $\mathbb E[\psi(x_t)]-\psi^*$ is
+# state's mean and covariance propagate in closed form (`fedbounds.algorithms.exact.run_exact`), so $\mathbb E[\psi(x_t)]-\psi^*$ is
 # **exact**, with no Monte Carlo error. We run FedNMap at Theorem 5's largest steps for the windows $m=M$,
 # $\hat\eta=\hat\eta_{\max}(1)/M$ (then $m_{\max}(\hat\eta)=M$), and compare with Theorem 8 in its **strictest form**:
 # $\mathcal C_0=0$ and $\mathbb E[\mathcal L_0]=\psi(x_0)-\psi^*$. Under our reconstruction of the Lyapunov function
@@ -246,7 +245,7 @@ display(Math(r"T(\varepsilon)\propto " + sp.latex(T_eps) + r":\quad \frac{\parti
 # $\eta_s=\hat\eta/(\eta_aQ)$, with $k$ calibrated (the theorem's 21600 is conservative) so that the floor sits well below the
 # target. Clients are the first $n$ of one pool of heterogeneous least-squares clients with a ridge regulariser
 # (linear-Gaussian: exact expectations); $\gamma=1/(5(\rho+L))$ (Theorem 5). Rounds to the target:
-# `checks.speedup.rounds_to_target` (first round after which the curve stays below). Beside FedNMap:
+# `fedbounds.checks.fednmap.speedup.rounds_to_target` (first round after which the curve stays below). Beside FedNMap:
 # **FedAvg with a server prox** (`fedavg_prox`, our composite adaptation, `baselines.md`) with the same $\eta_a,\eta_s,Q$.
 
 # %%

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # The feasibility calculator, on a realistic problem
 #
-# `theory.feasibility.feasibility(theorem, constants, params, target)` answers three questions from the theory layer's
+# `fedbounds.theory.feasibility.feasibility(theorem, constants, params, target)` answers three questions from the theory layer's
 # own sympy expressions (it retypes no formula):
 #
 # 1. **Which parameters does the theorem admit?** Missing parameters are set to their largest admissible values; given
@@ -43,17 +43,16 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from fedbounds.algorithms.instances.fairness import fairness
+from fedbounds.algorithms.instances.real_data import breast_cancer
+from fedbounds.algorithms.oracles import MinibatchOracle
+from fedbounds.algorithms.run import run
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.core.evaluate import evaluate, to_function
+from fedbounds.theory.ds_fedproxgrad import formulas as dcore
+from fedbounds.theory.feasibility import feasibility
+from fedbounds.theory.fednmap import formulas as core
 from IPython.display import Image, Markdown, display
-
-from algorithms.instances.fairness import fairness
-from algorithms.instances.real_data import breast_cancer
-from algorithms.oracles import MinibatchOracle
-from algorithms.run import run
-from theory import ds_fedproxgrad_core as dcore
-from theory import fednmap_core as core
-from theory import symbols as S
-from theory.evaluate import evaluate, to_function
-from theory.feasibility import feasibility
 
 
 def conditions_table(res) -> None:
@@ -82,9 +81,9 @@ def guarantee_table(res) -> None:
 # ## 1. FedNMap on federated sparse logistic regression
 #
 # The problem: scikit-learn's bundled Wisconsin breast-cancer data (569 samples, 30 features), standardised, split over
-# `N_CLIENTS` clients with a Dirichlet label skew (`algorithms.instances.real_data.breast_cancer`), logistic loss with a
+# `N_CLIENTS` clients with a Dirichlet label skew (`fedbounds.algorithms.instances.real_data.breast_cancer`), logistic loss with a
 # small ridge term inside $f$ and $\varphi=w\|x\|_1$. Clients draw minibatches of `BATCH` of their ~57 samples
-# (`algorithms.oracles.MinibatchOracle`).
+# (`fedbounds.algorithms.oracles.MinibatchOracle`).
 #
 # **The constants**, and how we know each:
 #
@@ -127,7 +126,7 @@ display(Markdown(f"Without $\\mathcal C_0$, $\\mathbb E[\\mathcal L_0]$: guarant
 
 # %% [markdown]
 # **Checks against the theory, by other routes.** The chosen steps satisfy every condition of
-# `theory.fednmap_core.theorem5_conditions` evaluated directly, with equality for the binding ones; the floor is the
+# `fedbounds.theory.fednmap.formulas.theorem5_conditions` evaluated directly, with equality for the binding ones; the floor is the
 # theory's `theorem8_floor` at the chosen point; and the largest window the chosen $\hat\eta$ allows, found by scanning
 # $m$, is the calculator's.
 
@@ -190,7 +189,7 @@ print("failing:", failing, " factors past the bound:", [f"{1 / c.ratio:.0f}x" fo
 
 # %% [markdown]
 # The conditions are **sufficient, not necessary**. Running FedNMap with both settings on the same minibatch oracle
-# (`algorithms.run.run`, `REPLICAS` replicas, same seeds) shows how conservative they are on this problem:
+# (`fedbounds.algorithms.run.run`, `REPLICAS` replicas, same seeds) shows how conservative they are on this problem:
 
 # %%
 chosen_params = {k: ch[k] for k in ("gamma", "eta_a", "eta_s")}
@@ -215,13 +214,13 @@ plt.show()
 # %% [markdown]
 # ### The feasible region
 #
-# `checks.feasibility_plot.plot_region` draws the conditions' margins (`result.region`: bound minus value, as sympy with the
+# `fedbounds.checks.core.feasibility_plot.plot_region` draws the conditions' margins (`result.region`: bound minus value, as sympy with the
 # constants substituted) on a grid of two parameters, the others held at the chosen point. In the plane of the client step
 # and the server step ($\hat\eta=\eta_s\eta_aQ$): $\eta_a$ is capped, and $\eta_s$ is capped only through $\hat\eta$, so
 # the admissible set is the region under a hyperbola (**$\eta_s$ is free** for small enough $\eta_a$, notebook 04).
 
 # %%
-from checks.feasibility_plot import plot_region, region_margins  # imported late: it selects the Agg backend
+from fedbounds.checks.core.feasibility_plot import plot_region, region_margins  # imported late: it selects the Agg backend
 
 outdir = Path(tempfile.mkdtemp())
 display(Image(filename=str(plot_region(res, ("eta_a", "eta_s"), outdir / "fednmap_eta_a_eta_s.png"))))

@@ -9,13 +9,13 @@
 # %% [markdown]
 # # Errata: what the two papers get wrong, leave unstated, or cannot support
 #
-# Every finding below is a claim of status **erratum** in the theory registry (`theory.errata`, listed by
-# `theory.registry.claims_by_status("erratum")`): the printed statement it corrects (`depends_on`), the corrected
+# Every finding below is a claim of status **erratum** in the theory registry (`fedbounds.theory.errata`, listed by
+# `fedbounds.theory.registry.claims_by_status("erratum")`): the printed statement it corrects (`depends_on`), the corrected
 # statement, and its evidence, of four kinds:
 #
-# * **sympy**: a step of `theory.proofs` that decides it (re-run here);
+# * **sympy**: a step of `fedbounds.theory.core.proofs` that decides it (re-run here);
 # * **counterexample**: an explicit instance, computed with sympy (re-run here);
-# * **numeric**: a run of the algorithms, produced by the checks layer (`checks.registry`, re-run here at the `quick`
+# * **numeric**: a run of the algorithms, produced by the checks layer (`fedbounds.checks.registry`, re-run here at the `quick`
 #   budget and plotted; for an erratum a *violated* verdict on the printed claim is the expected finding);
 # * **textual**: a reading of the printed text.
 #
@@ -33,21 +33,20 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from fedbounds.algorithms.base import Constant, Solution
+from fedbounds.algorithms.instances.fairness import fairness
+from fedbounds.algorithms.regularizers import Zero
+from fedbounds.algorithms.run import run
+from fedbounds.checks.core.profiles import get_profile
+from fedbounds.checks.registry import CheckContext, all_checks
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.core.evaluate import evaluate, to_function
+from fedbounds.theory.core.proofs import run_step
+from fedbounds.theory.ds_fedproxgrad import formulas as dcore
+from fedbounds.theory.fednmap import formulas as fcore
+from fedbounds.theory.registry import all_claims, claims_by_status, get_claim
 from IPython.display import Markdown, Math, display
 from scipy.optimize import minimize_scalar
-
-from algorithms.base import Constant, Solution
-from algorithms.instances.fairness import fairness
-from algorithms.regularizers import Zero
-from algorithms.run import run
-from checks.profiles import get_profile
-from checks.registry import CheckContext, all_checks
-from theory import ds_fedproxgrad_core as dcore
-from theory import fednmap_core as fcore
-from theory import symbols as S
-from theory.evaluate import evaluate, to_function
-from theory.proofs import run_step
-from theory.registry import all_claims, claims_by_status, get_claim
 
 ERRATA = claims_by_status("erratum")
 CHECKS = {spec.check_id: spec for spec in all_checks()}
@@ -124,7 +123,7 @@ present("erratum.ds_lower_bound_unstated")
 
 # %% [markdown]
 # The counterexample, run with the algorithm itself: $N=1$, $f_1(x)=-x$, $r=0$ (so $F=f_1$) as a `Problem`, and
-# `algorithms.run.run("ds_fedproxgrad", ...)` with a Robbins-Monro schedule and exact local prox solves. The
+# `fedbounds.algorithms.run.run("ds_fedproxgrad", ...)` with a Robbins-Monro schedule and exact local prox solves. The
 # inexactness (10) is met with $\gamma_r=0$ (the prox of a linear function is a gradient step), yet $\|\nabla F\|^2=1$ in
 # every round while $F$ decreases without bound:
 

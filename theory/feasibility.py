@@ -1,8 +1,8 @@
 """The parameter feasibility calculator: which parameters a theorem admits, which condition binds, and what
 the theorem then guarantees.
 
-It answers from the theory layer's own sympy expressions (:mod:`theory.fednmap_core`,
-:mod:`theory.ds_fedproxgrad_core`, Table 1 from :mod:`theory.table1`); it retypes no formula. Theorems:
+It answers from the theory layer's own sympy expressions (:mod:`fedbounds.theory.fednmap.formulas`,
+:mod:`fedbounds.theory.ds_fedproxgrad.formulas`, Table 1 from :mod:`fedbounds.theory.fednmap.table1`); it retypes no formula. Theorems:
 
 * ``fednmap.theorem5``: FedNMap, Theorem 5 (nonconvex; conditions verbatim, bound lost: rate as an O-expression);
 * ``fednmap.theorem8``: FedNMap, Theorem 8 (proximal PL; bound verbatim with C_0 and E[L_0] unknown);
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from theory.feasibility_common import (
+from fedbounds.theory.core.feasibility import (
     ConditionResult,
     FeasibilityResult,
     Guarantee,
@@ -34,9 +34,9 @@ from theory.feasibility_common import (
     Term,
     epsilon_from,
 )
-from theory.feasibility_ds import ds_feasibility
-from theory.feasibility_fednmap import fednmap_feasibility
-from theory.feasibility_table1 import ProblemClass
+from fedbounds.theory.ds_fedproxgrad.feasibility import ds_feasibility
+from fedbounds.theory.fednmap.feasibility import fednmap_feasibility
+from fedbounds.theory.fednmap.feasibility_table1 import ProblemClass
 
 THEOREMS: tuple[str, ...] = ("fednmap.theorem5", "fednmap.theorem8", "ds.theorem5_3", "ds.corollary_ii")
 ALIASES: tuple[str, ...] = ("fednmap", "ds-fedproxgrad")
@@ -83,7 +83,7 @@ def feasibility(
     ``constants``: FedNMap ``L, rho, n, Q, sigma`` (or ``sigma2``) and optionally ``mu`` (PL; needed by
     Theorem 8), ``C_0``, ``EL_0`` (Theorem 8's unknowns, if you know them), ``Delta_f``, ``grad0_sq``,
     ``zeta2``; DS FedProxGrad ``L_f, L_r, lam, G, B, G_r, sigma`` and optionally ``rho``, ``Delta_0``.
-    Values may be numbers or objects with a ``.value`` (``algorithms.base.Constant``).
+    Values may be numbers or objects with a ``.value`` (``fedbounds.algorithms.base.Constant``).
 
     ``params`` (all optional; a missing one is set to its largest admissible value): FedNMap ``gamma,
     eta_a, eta_s`` (or ``eta_hat``), ``m``, horizon ``T``; DS ``c, alpha, c_gamma, eta, gamma_r``, horizon ``R``.

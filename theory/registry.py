@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from theory.claims import PAPERS, Claim, Status
+from fedbounds.theory.core.claims import PAPERS, Claim, Status
 
 __all__ = ["all_claims", "claims_by_paper", "claims_by_status", "get_claim"]
 
 
 @lru_cache(maxsize=1)
 def _catalogue() -> tuple[Claim, ...]:
-    from theory import ds_fedproxgrad, errata, fednmap
+    from fedbounds.theory import errata
+    from fedbounds.theory.ds_fedproxgrad import claims as ds_fedproxgrad
+    from fedbounds.theory.fednmap import claims as fednmap
 
     claims = (*fednmap.CLAIMS, *ds_fedproxgrad.CLAIMS, *errata.CLAIMS)
     seen: set[str] = set()

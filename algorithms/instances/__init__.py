@@ -2,7 +2,7 @@
 
 ``INSTANCES`` maps a registry name to a seeded factory; ``make_instance(name, **params)`` builds one for a
 spec or the CLI. A ``phi`` parameter may be a regulariser, a name (``"l1"``) or a table
-(``{name = "mcp", lam = 0.1, theta = 3.0}``), built with ``algorithms.regularizers.make_regularizer``.
+(``{name = "mcp", lam = 0.1, theta = 3.0}``), built with ``fedbounds.algorithms.regularizers.make_regularizer``.
 
 | name                    | module        | problem                                                          |
 |-------------------------|---------------|------------------------------------------------------------------|
@@ -22,17 +22,17 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from algorithms.instances.fairness import Fairness, fairness
-from algorithms.instances.least_squares import (
+from fedbounds.algorithms.instances.fairness import Fairness, fairness
+from fedbounds.algorithms.instances.least_squares import (
     LeastSquares,
     heterogeneous_least_squares,
     lasso,
     least_squares_mcp,
     least_squares_scad,
 )
-from algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_logistic
-from algorithms.instances.nonconvex import SigmoidLeastSquares, nonconvex_logistic, sigmoid_least_squares
-from algorithms.instances.real_data import breast_cancer, digits
+from fedbounds.algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_logistic
+from fedbounds.algorithms.instances.nonconvex import SigmoidLeastSquares, nonconvex_logistic, sigmoid_least_squares
+from fedbounds.algorithms.instances.real_data import breast_cancer, digits
 
 __all__ = [
     "INSTANCES",
@@ -59,7 +59,7 @@ INSTANCES: dict[str, Callable[..., Any]] = {
 
 
 def _regularizer(spec: Any) -> Any:
-    from algorithms.regularizers import make_regularizer
+    from fedbounds.algorithms.regularizers import make_regularizer
 
     if spec is None or hasattr(spec, "prox"):
         return spec

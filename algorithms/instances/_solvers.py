@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from fedbounds.algorithms.base import Regularizer
 from scipy.optimize import minimize
-
-from algorithms.base import Regularizer
 
 Vec = np.ndarray
 Fun = Callable[[Vec], float]

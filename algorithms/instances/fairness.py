@@ -32,12 +32,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from fedbounds.algorithms.base import Constant, Solution, check_int, check_positive
+from fedbounds.algorithms.instances._solvers import solve_composite
+from fedbounds.algorithms.instances.logistic import Logistic, synthetic_features
+from fedbounds.algorithms.regularizers import Zero
 from scipy.special import expit
-
-from algorithms.base import Constant, Solution, check_int, check_positive
-from algorithms.instances._solvers import solve_composite
-from algorithms.instances.logistic import Logistic, synthetic_features
-from algorithms.regularizers import Zero
 
 #: notes 3.2: ||grad r|| <= 2 |Delta| ||grad Delta|| <= 2 * 1 * (1/2)
 G_R_BOUND = 1.0

@@ -15,10 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
-from algorithms.instances._solvers import certificate_gamma, is_zero, residual_norm, solve_composite
-from algorithms.regularizers import L1, Zero
+from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
+from fedbounds.algorithms.instances._solvers import certificate_gamma, is_zero, residual_norm, solve_composite
+from fedbounds.algorithms.regularizers import L1, Zero
 
 
 def _per_client_matmul(X: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -245,7 +244,7 @@ def least_squares_mcp(
     unique global minimiser and its certificate is global. A smaller theta gives a genuinely nonconvex psi,
     whose ``solution()`` is a certified stationary point (``extra['psi_star_kind']`` = estimate).
     """
-    from algorithms.regularizers import MCP
+    from fedbounds.algorithms.regularizers import MCP
 
     check_positive("lam", lam, strict=False)
     if theta is None:
@@ -271,7 +270,7 @@ def least_squares_scad(
     ``a = None`` picks a = 1 + 2/mu, so that rho = mu/2 and psi is (mu/2)-strongly convex (see
     ``least_squares_mcp``).
     """
-    from algorithms.regularizers import SCAD
+    from fedbounds.algorithms.regularizers import SCAD
 
     check_positive("lam", lam, strict=False)
     if a is None:

@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
+from fedbounds.algorithms.instances._solvers import solve_composite
+from fedbounds.algorithms.regularizers import Zero
 from scipy.special import expit
-
-from algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
-from algorithms.instances._solvers import solve_composite
-from algorithms.regularizers import Zero
 
 
 def _penalty(x: np.ndarray) -> np.ndarray:

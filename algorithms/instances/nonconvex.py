@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from fedbounds.algorithms.base import Regularizer, check_positive
+from fedbounds.algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_features
+from fedbounds.algorithms.regularizers import Zero
 from scipy.special import expit
-
-from algorithms.base import Regularizer, check_positive
-from algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_features
-from algorithms.regularizers import Zero
 
 
 def _sigmoid_ls_curvature_extrema() -> tuple[float, float]:

@@ -17,10 +17,9 @@ assigned twice (padding). Small concentration: strong label skew; large: close t
 from __future__ import annotations
 
 import numpy as np
-
-from algorithms.base import check_int, check_positive
-from algorithms.instances.logistic import Logistic
-from algorithms.regularizers import L1, Zero
+from fedbounds.algorithms.base import check_int, check_positive
+from fedbounds.algorithms.instances.logistic import Logistic
+from fedbounds.algorithms.regularizers import L1, Zero
 
 
 def _dirichlet_rows(rng: np.random.Generator, alpha: np.ndarray, n: int) -> np.ndarray:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from algorithms.reference.baselines import fedavg_prox, fedda, fedmid, fedprox_prox, norm_sgd, prox_sgd, scaffold_prox
-from algorithms.reference.fednmap import fednmap
+from fedbounds.algorithms.reference.baselines import fedavg_prox, fedda, fedmid, fedprox_prox, norm_sgd, prox_sgd, scaffold_prox
+from fedbounds.algorithms.reference.fednmap import fednmap
 
 REFERENCES: dict[str, Callable[..., dict]] = {
     "fednmap": fednmap,

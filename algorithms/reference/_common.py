@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from algorithms.rng import stream
+from fedbounds.algorithms.rng import stream
 
 
 def client_grad(problem: Any, i: int, x: np.ndarray) -> np.ndarray:

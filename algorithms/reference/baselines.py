@@ -1,9 +1,9 @@
 """The baselines of ``papers/baselines.md``, written with plain loops: for each replica, for each client, for each
 local step, one stochastic gradient g = grad f_i(x) + xi[r, i] on that client's own point (``client_grad`` and the
-replayed noise of ``round_noise``, see ``algorithms.reference._common``).
+replayed noise of ``round_noise``, see ``fedbounds.algorithms.reference._common``).
 
 Centralised methods take one step per round on the client-averaged stochastic gradient (as in
-``algorithms.baselines``; the noise of stream (t, 0)). Defaults: eta_s 1, x0 / z0 zeros.
+``fedbounds.algorithms.baselines``; the noise of stream (t, 0)). Defaults: eta_s 1, x0 / z0 zeros.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from algorithms.reference._common import History, client_grad, initial, round_noise
+from fedbounds.algorithms.reference._common import History, client_grad, initial, round_noise
 
 
 def _prox(problem: Any, z: np.ndarray, weight: float) -> np.ndarray:

@@ -10,9 +10,8 @@ import math
 from typing import Any
 
 import numpy as np
-
-from algorithms.ds_fedproxgrad import LOCAL_KEY, SERVER_KEY
-from algorithms.rng import stream
+from fedbounds.algorithms.ds_fedproxgrad import LOCAL_KEY, SERVER_KEY
+from fedbounds.algorithms.rng import stream
 
 
 def _norm(v: np.ndarray) -> float:

@@ -14,7 +14,7 @@
 
 with one more loop, over the Monte Carlo replicas r, around the clients. Each stochastic gradient is computed on
 its own point, g = grad f_i(x_i) + xi[r, i] (``client_grad``), with the noise of (t, l) replayed from the engine's
-stream (``round_noise``; see ``algorithms.reference._common``).
+stream (``round_noise``; see ``fedbounds.algorithms.reference._common``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from algorithms.reference._common import History, client_grad, initial, round_noise
+from fedbounds.algorithms.reference._common import History, client_grad, initial, round_noise
 
 
 def fednmap(

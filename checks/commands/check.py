@@ -13,8 +13,8 @@ import time
 import traceback
 from pathlib import Path
 
-from checks.profiles import PROFILES, get_profile
-from checks.registry import CheckContext, CheckResult, CheckSpec, select_checks
+from fedbounds.checks.core.profiles import PROFILES, get_profile
+from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, select_checks
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +54,7 @@ def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from checks.report import format_table, write_report
+    from fedbounds.checks.core.report import format_table, write_report
 
     profile = get_profile(args.profile)
     specs = select_checks(args.claim)

@@ -1,7 +1,7 @@
 """``fedbounds claims``: list the papers' claims with their provenance, status and dependencies.
 
 Default output is a table (id, label, status, short statement, depends on); ``--latex`` prints each claim's
-LaTeX, ``--json`` a JSON list of the claims (:meth:`theory.claims.Claim.to_dict`). ``--paper`` and
+LaTeX, ``--json`` a JSON list of the claims (:meth:`fedbounds.theory.core.claims.Claim.to_dict`). ``--paper`` and
 ``--status`` filter; ``--id`` shows one claim in full.
 """
 
@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from theory.claims import PAPERS, Claim, Status
+from fedbounds.theory.core.claims import PAPERS, Claim, Status
 
 STATUSES = tuple(s.value for s in Status)
 
@@ -29,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _select(args: argparse.Namespace) -> list[Claim]:
-    from theory import registry
+    from fedbounds.theory import registry
 
     if args.status is not None and args.status not in STATUSES:
         raise ValueError(f"unknown --status {args.status!r}; use one of {', '.join(STATUSES)}")
@@ -78,7 +78,7 @@ def _full(c: Claim) -> str:
         lines.append(f"  unknowns:   {', '.join(s.name for s in c.unknowns)}")
     lines.append(f"  depends on: {', '.join(c.depends_on) or '-'}")
     if c.proof:
-        lines.append(f"  proof:      {', '.join('theory.proofs.' + p for p in c.proof)}")
+        lines.append(f"  proof:      {', '.join('fedbounds.theory.core.proofs.' + p for p in c.proof)}")
     if c.evidence:
         lines.append(f"  evidence:   [{', '.join(c.evidence_kinds)}] {c.evidence}")
     lines.append(f"  latex:      {c.latex()}")

@@ -6,7 +6,7 @@ Examples::
     fedbounds feasible fednmap.theorem5 --L 1 --rho 0.1 --n 10 --Q 5 --sigma 1 --eta-a 1e-4 --eta-s 2 --json
     fedbounds feasible ds-fedproxgrad --L-f 1 --L-r 0.5 --lam 0.2 --G 1 --B 1 --G-r 1 --sigma 1 --R 1000 --Delta0 1
 
-The answers come from :func:`theory.feasibility.feasibility`, which evaluates the theory layer's own
+The answers come from :func:`fedbounds.theory.feasibility.feasibility`, which evaluates the theory layer's own
 expressions. Bad input: a ValueError, which the dispatcher prints as one line (exit status 2).
 """
 
@@ -125,7 +125,7 @@ def _axes(text: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Compute the feasibility report and print it (text, ``--json`` or ``--latex``); exit status 0."""
-    from theory.feasibility import feasibility
+    from fedbounds.theory.feasibility import feasibility
 
     if args.family == "fednmap":
         constants = _collect(args, _FEDNMAP_CONSTANTS)
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
     plot_message = None
     if args.plot:
-        from checks.feasibility_plot import plot_region
+        from fedbounds.checks.core.feasibility_plot import plot_region
 
         path = plot_region(result, _axes(args.axes), args.plot)
         plot_message = f"feasible-region plot ({args.axes}) written to {path}"

@@ -19,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report and print the paths."""
-    from checks.sweep.report import write_report
+    from fedbounds.checks.sweep.report import write_report
 
     store = Path(args.store)
     if not store.exists():

@@ -42,7 +42,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate the spec, then compute its missing cells into the store."""
-    from checks.sweep.spec import load_spec
+    from fedbounds.checks.sweep.spec import load_spec
 
     spec = load_spec(args.spec)
     if args.processes is not None and (args.workers is not None or args.scheduler is not None):
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     store = Path(args.store) if args.store else Path("reports") / "sweeps" / f"{spec.name}.sqlite"
 
     if args.dry_run:
-        from checks.sweep.store import Store
+        from fedbounds.checks.sweep.store import Store
 
         keys = {c.key for c in spec.iter_cells()}
         stored = 0
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sweep {spec.name}: {len(keys)} cells; {stored} stored, {len(keys) - stored} missing; store: {store}")
         return 0
 
-    from checks.sweep.runner import run_sweep
+    from fedbounds.checks.sweep.runner import run_sweep
 
     summary = run_sweep(
         spec,

@@ -1,9 +1,9 @@
 """One sweep cell: build the instance and oracle, run the algorithm, summarise the trajectory.
 
 :func:`compute_cell` is a pure function of its configuration (seed included): the instance comes from
-``algorithms.instances.make_instance``, the oracle from ``algorithms.oracles.make_oracle``, the trajectory from
-``algorithms.run.run`` with the cell's seed (every random draw is ``algorithms.rng.stream(seed, t, l)``), and
-the summary from :func:`checks.speedup.rounds_to_target`. The same configuration gives the same bytes in any
+``fedbounds.algorithms.instances.make_instance``, the oracle from ``fedbounds.algorithms.oracles.make_oracle``, the trajectory from
+``fedbounds.algorithms.run.run`` with the cell's seed (every random draw is ``fedbounds.algorithms.rng.stream(seed, t, l)``), and
+the summary from :func:`fedbounds.checks.fednmap.speedup.rounds_to_target`. The same configuration gives the same bytes in any
 process on any machine with the same library versions.
 
 The headline number is the rounds needed to reach the target accuracy (FedNMap, Theorems 5 and 8: in the
@@ -30,12 +30,12 @@ STATUSES = ("reached", "not_reached", "diverged")
 def prepare() -> None:
     """Import the engine and the statistics (called once per process by the runner, before any cell, so that
     every BLAS library is loaded when the runner limits BLAS to one thread)."""
-    import algorithms.instances
-    import algorithms.run
-    import checks.speedup  # noqa: F401
+    import fedbounds.algorithms.instances
+    import fedbounds.algorithms.run
+    import fedbounds.checks.fednmap.speedup
 
     try:
-        import algorithms.oracles  # noqa: F401
+        import fedbounds.algorithms.oracles  # noqa: F401
     except ImportError:  # pragma: no cover - only a spec without an oracle can run then
         pass
 
@@ -54,9 +54,9 @@ def summarize(
 
     Returns a JSON-able dict (no NaN anywhere: a non-finite number becomes ``None``) plus ``"curves"``, the
     replica-mean curve of every metric as float64 arrays. ``divergence`` is ``None`` or an object with
-    ``round``, ``replica`` and ``reason`` (``algorithms.run.Divergence``).
+    ``round``, ``replica`` and ``reason`` (``fedbounds.algorithms.run.Divergence``).
     """
-    from checks.speedup import rounds_to_target
+    from fedbounds.checks.fednmap.speedup import rounds_to_target
 
     name = target["metric"]
     if name not in metrics:
@@ -96,20 +96,20 @@ def summarize(
 
 
 def compute_cell(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one cell (see :mod:`checks.sweep.spec` for the configuration layout) and summarise it.
+    """Run one cell (see :mod:`fedbounds.checks.sweep.spec` for the configuration layout) and summarise it.
 
     ``config`` holds ``algorithm``, ``instance`` (``{"name", "params"}``), ``oracle`` (a spec for
     ``make_oracle`` or ``None`` for the engine's default), ``params``, ``rounds``, ``replicas``, ``metrics``,
     ``target`` and ``seed``. Returns :func:`summarize` of the trajectory.
     """
-    from algorithms.instances import make_instance
-    from algorithms.run import run
+    from fedbounds.algorithms.instances import make_instance
+    from fedbounds.algorithms.run import run
 
     inst = config["instance"]
     problem = make_instance(inst["name"], **dict(inst["params"]))
     oracle = None
     if config.get("oracle") is not None:
-        from algorithms.oracles import make_oracle
+        from fedbounds.algorithms.oracles import make_oracle
 
         oracle = make_oracle(dict(config["oracle"]))
     traj = run(

@@ -2,7 +2,7 @@
 
 Workers compute, the parent writes: :func:`execute` runs one cell anywhere (a local process, a Dask worker on
 another machine) and returns its result already serialised (canonical JSON + float64 bytes), and only the
-parent process, the one holding the :class:`~checks.sweep.store.Store`, writes it, one transaction per cell,
+parent process, the one holding the :class:`~fedbounds.checks.sweep.store.Store`, writes it, one transaction per cell,
 as each finishes. Every cell runs with its BLAS limited to one thread, so that a matrix product sums in the
 same order in a pool process, a Dask worker or the serial loop, and the stored bytes agree bit for bit.
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json
-from checks.sweep.store import Store, encode_curves
+from fedbounds.checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json
+from fedbounds.checks.sweep.store import Store, encode_curves
 
 __all__ = ["Outcome", "SweepSummary", "execute", "resolve_cell_function", "run_sweep"]
 
@@ -114,7 +114,7 @@ def _pack(result: Mapping[str, Any]) -> tuple[str, bytes]:
 def execute(config: Mapping[str, Any]) -> Outcome:
     """Compute one cell (in whatever process this runs) and serialise its result.
 
-    The cell function is ``config["cell"]`` (``"module:function"``) or :func:`checks.sweep.cell.compute_cell`;
+    The cell function is ``config["cell"]`` (``"module:function"``) or :func:`fedbounds.checks.sweep.cell.compute_cell`;
     it runs with BLAS/OpenMP pools limited to one thread. A ValueError or ArithmeticError from it (bad
     parameters for this cell) is returned as ``Outcome.error``; anything else propagates and stops the sweep.
     """
@@ -205,7 +205,7 @@ class _PoolBackend(_Backend):
             # workers fork from a server that imported numpy/scipy and the cell module once: no per-worker
             # import cost, and no fork of this (possibly threaded) parent
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["checks.sweep.runner", "checks.sweep.cell", "checks.speedup", *preload])
+            ctx.set_forkserver_preload(["fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell", "fedbounds.checks.fednmap.speedup", *preload])
         else:  # pragma: no cover - Windows
             ctx = multiprocessing.get_context("spawn")
         self._pool = cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx, initializer=_watch_parent)
@@ -316,7 +316,7 @@ def run_sweep(
             nproc = int(processes or os.cpu_count() or 1)
             preload = [spec.cell.partition(":")[0]]
             if spec.cell == DEFAULT_CELL:
-                preload += ["algorithms.run", "algorithms.instances", "algorithms.oracles"]
+                preload += ["fedbounds.algorithms.run", "fedbounds.algorithms.instances", "fedbounds.algorithms.oracles"]
             backend = _PoolBackend(min(nproc, len(todo)), preload) if nproc > 1 and len(todo) > 1 else _Backend()
         summary.backend = backend.name
 

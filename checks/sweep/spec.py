@@ -43,9 +43,9 @@ Example (``checks/specs/tiny.toml`` is a complete one)::
     tune = ["eta_a"]              # best (fewest mean rounds) over these at every (n, Q)
     expected_slope = -1.0
 
-An optional top-level ``cell = "module:function"`` replaces :func:`checks.sweep.cell.compute_cell` (it must
+An optional top-level ``cell = "module:function"`` replaces :func:`fedbounds.checks.sweep.cell.compute_cell` (it must
 be importable wherever cells run, take the configuration dict and return a dict like
-:func:`checks.sweep.cell.summarize` does); it is then part of every key. With the default cell, the instance,
+:func:`fedbounds.checks.sweep.cell.summarize` does); it is then part of every key. With the default cell, the instance,
 its parameters, the oracle and the algorithm's parameters are checked against the engine's registries.
 
 Every validation error is a :class:`SpecError` (a ``ValueError``) whose message names the field, e.g.
@@ -80,9 +80,9 @@ __all__ = [
 #: Version of the cell configuration layout; part of every key, bumped when a cell's meaning changes.
 CELL_FORMAT = 1
 #: The cell computation used unless a spec names another (``cell = "module:function"``).
-DEFAULT_CELL = "checks.sweep.cell:compute_cell"
+DEFAULT_CELL = "fedbounds.checks.sweep.cell:compute_cell"
 
-#: Algorithm names of the engine contract (used when ``algorithms.run`` cannot be imported).
+#: Algorithm names of the engine contract (used when ``fedbounds.algorithms.run`` cannot be imported).
 _CONTRACT_ALGORITHMS = (
     "fednmap",
     "ds_fedproxgrad",
@@ -365,7 +365,7 @@ def _int_field(where: str, value: Any, minimum: int) -> int:
 def _algorithm_known(name: str) -> bool:
     """Whether the engine registry (or, while it cannot be imported, the contract's list) has ``name``."""
     try:
-        from algorithms.run import ALGORITHMS
+        from fedbounds.algorithms.run import ALGORITHMS
 
         return name in ALGORITHMS
     except ImportError:
@@ -374,7 +374,7 @@ def _algorithm_known(name: str) -> bool:
 
 def _known_metrics() -> tuple[str, ...]:
     try:
-        from algorithms.metrics import METRIC_NAMES
+        from fedbounds.algorithms.metrics import METRIC_NAMES
     except ImportError:
         return _CONTRACT_METRICS
     return tuple(dict.fromkeys([*_CONTRACT_METRICS, *METRIC_NAMES]))
@@ -524,7 +524,7 @@ def _check_engine_names(algorithm: str, inst_name: str, inst_params: Mapping, pa
     try:
         import inspect
 
-        from algorithms.instances import INSTANCES
+        from fedbounds.algorithms.instances import INSTANCES
     except ImportError:
         pass
     else:
@@ -535,7 +535,7 @@ def _check_engine_names(algorithm: str, inst_name: str, inst_params: Mapping, pa
             if name not in allowed:
                 raise SpecError(where, f"instance {inst_name!r} has no parameter {name!r}; allowed: {allowed}")
     try:
-        from algorithms.run import ALGORITHMS
+        from fedbounds.algorithms.run import ALGORITHMS
 
         alg = ALGORITHMS[algorithm]
     except (ImportError, KeyError):
@@ -609,7 +609,7 @@ def _check_oracle(oracle: Mapping[str, Any], grid: Mapping[str, list]) -> None:
     try:
         import dataclasses
 
-        from algorithms.oracles import ORACLES
+        from fedbounds.algorithms.oracles import ORACLES
     except ImportError:
         return
     swept = [(f"grid.{k}", _route(k)[1]) for k in grid if _route(k)[0] == "oracle"]

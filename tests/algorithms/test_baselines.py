@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from algorithms.instances.least_squares import heterogeneous_least_squares
-from algorithms.regularizers import L1, MCP, Zero
-from algorithms.run import run
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares
+from fedbounds.algorithms.regularizers import L1, MCP, Zero
+from fedbounds.algorithms.run import run
 
 
 @pytest.fixture(scope="module")

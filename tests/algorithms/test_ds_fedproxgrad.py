@@ -14,20 +14,19 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
-
-from algorithms.base import Constant
-from algorithms.ds_fedproxgrad import (
+from fedbounds.algorithms.base import Constant
+from fedbounds.algorithms.ds_fedproxgrad import (
     DS_FEDPROXGRAD,
     FEDPROXGRAD,
     ExactProx,
     make_schedule,
     smoothness_of_f,
 )
-from algorithms.instances.least_squares import heterogeneous_least_squares
-from algorithms.reference.ds_fedproxgrad_ref import run_reference
-from algorithms.regularizers import L1, Zero
-from algorithms.run import DivergenceError, run
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares
+from fedbounds.algorithms.reference.ds_fedproxgrad_ref import run_reference
+from fedbounds.algorithms.regularizers import L1, Zero
+from fedbounds.algorithms.run import DivergenceError, run
+from scipy.optimize import minimize
 
 # --------------------------------------------------------------------------------------------------------------
 # the private smooth composite problem
@@ -575,7 +574,7 @@ def test_plain_smooth_problem_is_fedprox_with_its_heterogeneity_bias():
 
 @pytest.fixture(scope="module")
 def fair():
-    from algorithms.instances.fairness import fairness
+    from fedbounds.algorithms.instances.fairness import fairness
 
     return fairness(n=4, p=5, m=30, lam=1.0, seed=0)
 
@@ -615,7 +614,7 @@ def test_fairness_exact_prox_inexactness_within_notes_bound(fair):
 def test_fairness_double_sampling_noise_is_unbiased_with_sigma2_lam2_var(fair):
     """S2 on the fairness instance: E e_stoch = 0 and E||e_stoch||^2 = lam^2 Var(g_hat), with the instance's exact
     variance (``double_sample_variance``), i.e. sigma^2 = lam^2 Var(g_hat) as the module docstring maps it."""
-    from algorithms.instances.fairness import fairness
+    from fedbounds.algorithms.instances.fairness import fairness
 
     lam = 2.5
     prob = fairness(n=4, p=5, m=30, lam=lam, seed=0)

@@ -1,4 +1,4 @@
-"""Exact mode (algorithms.exact): closed-form moments against Monte Carlo and against hand-derived recursions."""
+"""Exact mode (fedbounds.algorithms.exact): closed-form moments against Monte Carlo and against hand-derived recursions."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-
-from algorithms.exact import run_exact
-from algorithms.fednmap import FedNMap
-from algorithms.instances.least_squares import heterogeneous_least_squares
-from algorithms.oracles import GaussianOracle
-from algorithms.regularizers import L1, SquaredL2, Zero
-from algorithms.run import run
+from fedbounds.algorithms.exact import run_exact
+from fedbounds.algorithms.fednmap import FedNMap
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares
+from fedbounds.algorithms.oracles import GaussianOracle
+from fedbounds.algorithms.regularizers import L1, SquaredL2, Zero
+from fedbounds.algorithms.run import run
 
 SIGMA2 = 2.0
 

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fedbounds.algorithms.fednmap import FedNMap
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares
+from fedbounds.algorithms.oracles import GaussianOracle
+from fedbounds.algorithms.regularizers import L1, SquaredL2
+from fedbounds.algorithms.rng import stream
+from fedbounds.algorithms.run import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from algorithms.fednmap import FedNMap
-from algorithms.instances.least_squares import heterogeneous_least_squares
-from algorithms.oracles import GaussianOracle
-from algorithms.regularizers import L1, SquaredL2
-from algorithms.rng import stream
-from algorithms.run import run
 
 
 @pytest.fixture(scope="module")

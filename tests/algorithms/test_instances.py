@@ -19,10 +19,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-
-from algorithms.base import Constant, Problem, Solution, natural_residual
-from algorithms.instances import INSTANCES, make_instance
-from algorithms.regularizers import L1, MCP, Zero
+from fedbounds.algorithms.base import Constant, Problem, Solution, natural_residual
+from fedbounds.algorithms.instances import INSTANCES, make_instance
+from fedbounds.algorithms.regularizers import L1, MCP, Zero
 
 SMALL = {"n": 4, "p": 5}
 CASES: dict[str, tuple[str, dict]] = {
@@ -215,7 +214,7 @@ def test_rho_f_bounds_negative_curvature(case):
 def test_nonconvex_logistic_penalty_curvature_reaches_minus_alpha_over_2():
     """The penalty's curvature bound -alpha_pen/2 is attained at |w_k| = 1 (notes 3.1): the FD Hessian of
     f - f_logistic (same data, alpha_pen = 0) at x = (1, ..., 1) is -alpha_pen/2 I."""
-    from algorithms.instances import Logistic
+    from fedbounds.algorithms.instances import Logistic
 
     prob = make_instance("nonconvex_logistic", n=3, p=4, m=20, alpha_pen=0.5)
     plain = Logistic(prob.A, prob.y)

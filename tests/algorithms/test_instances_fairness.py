@@ -11,10 +11,9 @@ from functools import cache
 
 import numpy as np
 import pytest
+from fedbounds.algorithms.instances import Fairness, make_instance
+from fedbounds.algorithms.regularizers import L1, Zero
 from scipy.special import expit
-
-from algorithms.instances import Fairness, make_instance
-from algorithms.regularizers import L1, Zero
 
 PARAMS = {"n": 4, "p": 5, "m": 30}
 

@@ -9,14 +9,13 @@ import itertools
 
 import numpy as np
 import pytest
+from fedbounds.algorithms.instances import make_instance
+from fedbounds.algorithms.instances.real_data import dirichlet_split, label_skew
+from fedbounds.algorithms.regularizers import L1
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.preprocessing import StandardScaler, normalize
-
-from algorithms.instances import make_instance
-from algorithms.instances.real_data import dirichlet_split, label_skew
-from algorithms.regularizers import L1
 
 
 def check_partition(classes: np.ndarray, parts: np.ndarray, n: int) -> None:

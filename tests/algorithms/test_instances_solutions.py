@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fedbounds.algorithms.instances import make_instance
 from scipy.optimize import minimize, minimize_scalar
 from sklearn.linear_model import Lasso, LogisticRegression
-
-from algorithms.instances import make_instance
 
 SMALL = {"n": 4, "p": 5}
 

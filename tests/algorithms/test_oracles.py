@@ -13,9 +13,8 @@ import itertools
 
 import numpy as np
 import pytest
-
-from algorithms.oracles import ORACLES, ExactOracle, GaussianOracle, MinibatchOracle, SampledProblem, make_oracle
-from algorithms.regularizers import Zero
+from fedbounds.algorithms.oracles import ORACLES, ExactOracle, GaussianOracle, MinibatchOracle, SampledProblem, make_oracle
+from fedbounds.algorithms.regularizers import Zero
 
 K = 20_000  # Monte Carlo draws
 Z = 5.0  # standard errors allowed

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares
+from fedbounds.algorithms.oracles import GaussianOracle
+from fedbounds.algorithms.reference import REFERENCES
+from fedbounds.algorithms.regularizers import L1, MCP, SquaredL2
+from fedbounds.algorithms.run import ALGORITHMS, replica_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from algorithms.instances.least_squares import heterogeneous_least_squares
-from algorithms.oracles import GaussianOracle
-from algorithms.reference import REFERENCES
-from algorithms.regularizers import L1, MCP, SquaredL2
-from algorithms.run import ALGORITHMS, replica_arrays
 
 
 def vectorised_history(name, problem, params, *, rounds, replicas, seed, oracle):
@@ -100,7 +99,7 @@ def test_vectorised_equals_reference_property(name, n, p, Q, phi, seed):
 
 
 def test_reference_replays_exact_oracle(lasso):
-    from algorithms.oracles import ExactOracle
+    from fedbounds.algorithms.oracles import ExactOracle
 
     kw = dict(rounds=4, replicas=2, seed=1, oracle=ExactOracle())
     params = {**params_for("fednmap", lasso), "z0": np.linspace(-1, 1, lasso.p)}
@@ -112,7 +111,7 @@ def test_reference_replays_exact_oracle(lasso):
 @pytest.mark.parametrize("name", ["fednmap", "fedavg_prox", "norm_sgd"])
 def test_vectorised_equals_reference_non_quadratic(name):
     """A problem without ``hessians``: the reference takes client i's gradient from ``problem.grad`` row i."""
-    from algorithms.instances.logistic import synthetic_logistic
+    from fedbounds.algorithms.instances.logistic import synthetic_logistic
 
     problem = synthetic_logistic(n=3, p=4, m=8, phi=L1(0.02), seed=2)
     assert not hasattr(problem, "hessians")
@@ -136,7 +135,7 @@ def test_reference_detects_a_different_draw(lasso):
 
 
 def test_reference_needs_additive_noise(lasso):
-    from algorithms.oracles import MinibatchOracle
+    from fedbounds.algorithms.oracles import MinibatchOracle
 
     with pytest.raises(ValueError, match="noise"):
         REFERENCES["fednmap"](lasso, params_for("fednmap", lasso), rounds=1, replicas=1, seed=0, oracle=MinibatchOracle(2))

@@ -15,13 +15,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.integrate import quad
-from scipy.optimize import minimize_scalar
-
-from algorithms.base import Regularizer
-from algorithms.regularizers import (
+from fedbounds.algorithms.base import Regularizer
+from fedbounds.algorithms.regularizers import (
     L1,
     MCP,
     REGULARIZERS,
@@ -34,6 +29,10 @@ from algorithms.regularizers import (
     Zero,
     make_regularizer,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.integrate import quad
+from scipy.optimize import minimize_scalar
 
 KINDS = sorted(REGULARIZERS)
 SEPARABLE = ["zero", "l1", "squared_l2", "elastic_net", "box", "mcp", "scad"]

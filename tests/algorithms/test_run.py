@@ -1,4 +1,4 @@
-"""The driver (algorithms.run), the random streams (algorithms.rng) and the metrics (algorithms.metrics)."""
+"""The driver (fedbounds.algorithms.run), the random streams (fedbounds.algorithms.rng) and the metrics (fedbounds.algorithms.metrics)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-
-from algorithms.base import natural_residual, normal_map
-from algorithms.instances.least_squares import heterogeneous_least_squares
-from algorithms.metrics import METRIC_NAMES, Observation
-from algorithms.oracles import GaussianOracle
-from algorithms.regularizers import L1, MCP
-from algorithms.rng import stream
-from algorithms.run import ALGORITHMS, Context, Divergence, DivergenceError, Trajectory, register, run, unregister
+from fedbounds.algorithms.base import natural_residual, normal_map
+from fedbounds.algorithms.instances.least_squares import heterogeneous_least_squares
+from fedbounds.algorithms.metrics import METRIC_NAMES, Observation
+from fedbounds.algorithms.oracles import GaussianOracle
+from fedbounds.algorithms.regularizers import L1, MCP
+from fedbounds.algorithms.rng import stream
+from fedbounds.algorithms.run import ALGORITHMS, Context, Divergence, DivergenceError, Trajectory, register, run, unregister
 
 BUILTINS = ("fednmap", "prox_sgd", "norm_sgd", "fedmid", "fedda", "fedavg_prox", "scaffold_prox", "fedprox_prox")
 

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-from checks import registry
-from checks.cli import main
-from checks.registry import CheckResult, register
-from checks.verdict import compare
+from fedbounds.checks import registry
+from fedbounds.checks.cli import main
+from fedbounds.checks.core.verdict import compare
+from fedbounds.checks.registry import CheckResult, register
 
 
 def test_unknown_claim_is_exit_2_with_ids(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -1,8 +1,7 @@
 """The dispatcher: bad command lines end in one line on stderr and exit status 2, never a traceback."""
 
 import pytest
-
-from checks.cli import main
+from fedbounds.checks.cli import main
 
 
 @pytest.mark.parametrize(

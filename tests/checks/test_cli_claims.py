@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from checks.cli import main
-from theory.registry import all_claims, claims_by_paper
+from fedbounds.checks.cli import main
+from fedbounds.theory.registry import all_claims, claims_by_paper
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

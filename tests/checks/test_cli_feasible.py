@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-
-from checks.cli import main
+from fedbounds.checks.cli import main
 
 FEDNMAP = ["feasible", "fednmap", "--L", "1", "--rho", "0.1", "--n", "10", "--Q", "5", "--sigma", "1"]
 DS = ["feasible", "ds-fedproxgrad", "--L-f", "1", "--L-r", "0.5", "--lam", "0.2", "--G", "1", "--B", "1", "--G-r", "1", "--sigma", "1"]
@@ -123,7 +122,7 @@ def test_bad_input_is_one_line_exit_2(argv, message, capsys: pytest.CaptureFixtu
 
 def test_end_to_end_subprocess() -> None:
     """The console entry point, in a fresh interpreter: a good run and a bad one."""
-    cmd = [sys.executable, "-m", "checks.cli"]
+    cmd = [sys.executable, "-m", "fedbounds.checks.cli"]
     ok = subprocess.run([*cmd, *FEDNMAP, "--json"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["theorem"] == "fednmap.theorem5"

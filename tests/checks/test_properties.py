@@ -1,22 +1,21 @@
 """Property tests: hypothesis draws constants and step sizes from inside each theorem's feasible region (the
-theory layer's conditions, evaluated through ``checks.formulas``), builds a small instance, and asserts that the
+theory layer's conditions, evaluated through ``fedbounds.checks.core.formulas``), builds a small instance, and asserts that the
 claim's verdict is not ``violated``. Fixed seeds (the ``ci`` hypothesis profile is derandomised)."""
 
 from __future__ import annotations
 
 import numpy as np
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.verdict import compare
+from fedbounds.checks.ds_fedproxgrad.checks import lemma5_2_verdict
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance, measured_constants
+from fedbounds.checks.fednmap.checks import _start, fednmap_run, theorem8_curve, theorem8_values
+from fedbounds.checks.fednmap.common import checkpoints, make_instance, theorem5_parameters
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.ds_fedproxgrad import formulas as dc
+from fedbounds.theory.fednmap import formulas as fc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from checks.ds_checks import lemma5_2_verdict
-from checks.ds_common import ds_record, fairness_instance, measured_constants
-from checks.fednmap_checks import _start, fednmap_run, theorem8_curve, theorem8_values
-from checks.fednmap_common import checkpoints, make_instance, theorem5_parameters
-from checks.formulas import evaluate
-from checks.verdict import compare
-from theory import ds_fedproxgrad_core as dc
-from theory import fednmap_core as fc
-from theory import symbols as S
 
 frac = st.floats(min_value=0.2, max_value=1.0)
 
@@ -25,7 +24,7 @@ frac = st.floats(min_value=0.2, max_value=1.0)
 @given(kind=st.sampled_from(["lasso", "mcp"]), gamma_frac=frac, seed=st.integers(0, 50), scale=st.floats(0.01, 10.0))
 def test_nat_nor_relation_at_random_points(kind: str, gamma_frac: float, seed: int, scale: float) -> None:
     """(1 - gamma rho) ||F_nat(prox z)|| <= gamma ||F_nor(z)|| at random z for gamma inside Theorem 5's condition."""
-    from algorithms.base import natural_residual, normal_map
+    from fedbounds.algorithms.base import natural_residual, normal_map
 
     problem = make_instance(kind, n=3, p=4, m=40, seed=seed)
     c = problem.constants

@@ -7,9 +7,8 @@ The checks share trajectories through a per-process cache, so running them in on
 from __future__ import annotations
 
 import pytest
-
-from checks.profiles import QUICK
-from checks.registry import CheckContext, all_checks
+from fedbounds.checks.core.profiles import QUICK
+from fedbounds.checks.registry import CheckContext, all_checks
 
 SPECS = {s.check_id: s for s in all_checks()}
 

@@ -1,4 +1,4 @@
-"""checks.registry, checks.report, checks.profiles and checks.formulas: lookup, provenance, table, JSON, plots."""
+"""fedbounds.checks.registry, fedbounds.checks.core.report, fedbounds.checks.core.profiles and fedbounds.checks.core.formulas: lookup, provenance, table, JSON, plots."""
 
 from __future__ import annotations
 
@@ -7,16 +7,15 @@ import json
 import numpy as np
 import pytest
 import sympy as sp
-
-from checks.formulas import evaluate, function_of
-from checks.profiles import FULL, QUICK, get_profile
-from checks.registry import CheckResult, Curve, Plot, all_checks, get_check, select_checks
-from checks.report import format_slack, format_table, write_report
-from checks.verdict import compare
+from fedbounds.checks.core.formulas import evaluate, function_of
+from fedbounds.checks.core.profiles import FULL, QUICK, get_profile
+from fedbounds.checks.core.report import format_slack, format_table, write_report
+from fedbounds.checks.core.verdict import compare
+from fedbounds.checks.registry import CheckResult, Curve, Plot, all_checks, get_check, select_checks
 
 
 def test_check_ids_are_theory_claims() -> None:
-    from theory.registry import get_claim
+    from fedbounds.theory.registry import get_claim
 
     for spec in all_checks():
         claim = get_claim(spec.check_id)  # every check tests a claim the theory layer holds

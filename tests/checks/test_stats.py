@@ -1,12 +1,11 @@
-"""checks.stats and checks.speedup.rounds_to_target against hand-computed values and Monte Carlo coverage."""
+"""fedbounds.checks.core.stats and fedbounds.checks.fednmap.speedup.rounds_to_target against hand-computed values and Monte Carlo coverage."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from checks.speedup import rounds_to_target
-from checks.stats import loglog_slope, mean_ci
+from fedbounds.checks.core.stats import loglog_slope, mean_ci
+from fedbounds.checks.fednmap.speedup import rounds_to_target
 
 
 def test_mean_ci_known_values() -> None:

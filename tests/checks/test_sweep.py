@@ -18,11 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from checks.cli import main
-from checks.sweep.runner import run_sweep
-from checks.sweep.spec import parse_spec
-from checks.sweep.store import Store, decode_curves, encode_curves
+from fedbounds.checks.cli import main
+from fedbounds.checks.sweep.runner import run_sweep
+from fedbounds.checks.sweep.spec import parse_spec
+from fedbounds.checks.sweep.store import Store, decode_curves, encode_curves
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +31,7 @@ import time
 
 import numpy as np
 
-from checks.sweep.cell import summarize
+from fedbounds.checks.sweep.cell import summarize
 
 
 class _Div:
@@ -184,7 +183,7 @@ def test_sigkill_part_way_then_resume_equals_an_uninterrupted_run(synth: Path) -
     spec = parse_spec(spec_path.read_text())
     killed, straight = synth / "killed.sqlite", synth / "straight.sqlite"
 
-    cmd = [sys.executable, "-m", "checks.cli", "sweep", str(spec_path), "--store", str(killed), "--processes", "2", "--no-progress"]
+    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "sweep", str(spec_path), "--store", str(killed), "--processes", "2", "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stored = 0
     try:

@@ -8,12 +8,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
-from checks.cli import main
-from checks.sweep.cell import summarize
-from checks.sweep.runner import execute
-from checks.sweep.spec import load_spec
-from checks.sweep.store import Store
+from fedbounds.checks.cli import main
+from fedbounds.checks.sweep.cell import summarize
+from fedbounds.checks.sweep.runner import execute
+from fedbounds.checks.sweep.spec import load_spec
+from fedbounds.checks.sweep.store import Store
 
 
 def _first_stay_below(curve: np.ndarray, target: float) -> int | None:
@@ -57,11 +56,11 @@ def test_overflowing_mean_is_none_not_nan() -> None:
 
 @pytest.fixture
 def engine() -> None:
-    pytest.importorskip("algorithms.oracles")
-    from algorithms import oracles
+    pytest.importorskip("fedbounds.algorithms.oracles")
+    from fedbounds.algorithms import oracles
 
     if not hasattr(oracles, "make_oracle"):
-        pytest.skip("algorithms.oracles.make_oracle not there yet")
+        pytest.skip("fedbounds.algorithms.oracles.make_oracle not there yet")
 
 
 def test_real_cell_is_deterministic_and_consistent(engine: None) -> None:
@@ -73,7 +72,7 @@ def test_real_cell_is_deterministic_and_consistent(engine: None) -> None:
     import json
 
     result = json.loads(a.result)
-    from checks.sweep.store import decode_curves
+    from fedbounds.checks.sweep.store import decode_curves
 
     curves = decode_curves(result["curves"], a.curves)
     assert set(curves) == set(spec.metrics)
@@ -104,7 +103,7 @@ def test_tiny_spec_end_to_end_through_the_cli(engine: None, tmp_path: Path, caps
 def test_real_cells_identical_in_pool_processes_and_on_dask(engine: None, tmp_path: Path) -> None:
     """The same real cells computed in forked pool workers and on a Dask cluster: identical stored bytes."""
     distributed = pytest.importorskip("distributed")
-    from checks.sweep.runner import run_sweep
+    from fedbounds.checks.sweep.runner import run_sweep
 
     spec = load_spec("tiny")
     pool, dask = tmp_path / "pool.sqlite", tmp_path / "dask.sqlite"

@@ -6,8 +6,7 @@ import hashlib
 import json
 
 import pytest
-
-from checks.sweep.spec import SpecError, cell_key, load_spec, parse_spec
+from fedbounds.checks.sweep.spec import SpecError, cell_key, load_spec, parse_spec
 
 BASE = """
 name = "t"

@@ -1,4 +1,4 @@
-"""checks.verdict: the three verdicts, Bonferroni over points, slack, JSON round trip."""
+"""fedbounds.checks.core.verdict: the three verdicts, Bonferroni over points, slack, JSON round trip."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 import pytest
-
-from checks.verdict import HOLDS, INCONCLUSIVE, VIOLATED, Verdict, combine, compare, decide, slack_of
+from fedbounds.checks.core.verdict import HOLDS, INCONCLUSIVE, VIOLATED, Verdict, combine, compare, decide, slack_of
 
 
 def test_decide_three_outcomes() -> None:

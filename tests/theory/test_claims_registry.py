@@ -6,9 +6,8 @@ import json
 
 import pytest
 import sympy as sp
-
-from theory import registry
-from theory.claims import DS_FEDPROXGRAD, EVIDENCE_KINDS, FEDNMAP, Claim, Provenance, Status
+from fedbounds.theory import registry
+from fedbounds.theory.core.claims import DS_FEDPROXGRAD, EVIDENCE_KINDS, FEDNMAP, Claim, Provenance, Status
 
 #: ids other streams use (contracts.md) and ids the brief names
 CONTRACT_IDS = [

@@ -6,13 +6,12 @@ import math
 
 import pytest
 import sympy as sp
+from fedbounds.theory.core.evaluate import evaluate, substitute, to_function
+from fedbounds.theory.core.symbols import Delta_0, r
+from fedbounds.theory.ds_fedproxgrad import formulas as ds
+from fedbounds.theory.ds_fedproxgrad.claims import is_robbins_monro
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from theory import ds_fedproxgrad_core as ds
-from theory.ds_fedproxgrad import is_robbins_monro
-from theory.evaluate import evaluate, substitute, to_function
-from theory.symbols import Delta_0, r
 
 pos = st.floats(0.05, 20.0)
 unit = st.floats(1e-3, 1.0)

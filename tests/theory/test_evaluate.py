@@ -1,4 +1,4 @@
-"""theory.evaluate: lambdify in one place, substitution by name."""
+"""fedbounds.theory.core.evaluate: lambdify in one place, substitution by name."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import math
 
 import pytest
 import sympy as sp
-
-from theory import ds_fedproxgrad_core as ds
-from theory import fednmap_core as fn
-from theory.evaluate import evaluate, resolve, substitute, to_function
-from theory.symbols import EL_0, L, gamma, rho, sigma2
+from fedbounds.theory.core.evaluate import evaluate, resolve, substitute, to_function
+from fedbounds.theory.core.symbols import EL_0, L, gamma, rho, sigma2
+from fedbounds.theory.ds_fedproxgrad import formulas as ds
+from fedbounds.theory.fednmap import formulas as fn
 
 
 def test_to_function_by_symbol_and_by_name() -> None:

@@ -12,12 +12,11 @@ import math
 
 import pytest
 import sympy as sp
+from fedbounds.theory.core.symbols import C_0, EL_0, L, Q, T, eta_a, eta_hat, eta_s, gamma, m, mu, n, rho, sigma2
+from fedbounds.theory.feasibility import THEOREMS, feasibility, resolve_theorem
+from fedbounds.theory.fednmap import formulas as core
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from theory import fednmap_core as core
-from theory.feasibility import THEOREMS, feasibility, resolve_theorem
-from theory.symbols import C_0, EL_0, L, Q, T, eta_a, eta_hat, eta_s, gamma, m, mu, n, rho, sigma2
 
 TOL = 1e-12  # the calculator's relative tolerance on "<=" (floating point)
 
@@ -292,10 +291,9 @@ def test_unreachable_suggestion_is_admissible_and_reaches_epsilon() -> None:
     """When Theorem 8's floor exceeds epsilon, the suggested (eta_hat, m, eta_a) must satisfy Theorem 5's
     conditions and put the floor below epsilon, both checked by substitution into the theory's expressions."""
     import sympy as sp
-
-    from theory import fednmap_core as core
-    from theory import symbols as S
-    from theory.feasibility import feasibility
+    from fedbounds.theory.core import symbols as S
+    from fedbounds.theory.feasibility import feasibility
+    from fedbounds.theory.fednmap import formulas as core
 
     consts = {"L": 1.0, "rho": 0.1, "n": 10, "Q": 5, "sigma": 1.0, "mu": 0.1}
     res = feasibility("fednmap.theorem8", consts, target={"epsilon": 0.1})

@@ -12,12 +12,11 @@ import math
 
 import pytest
 import sympy as sp
+from fedbounds.theory.core.symbols import L_F, B, Delta_0, G, G_r, L_f, L_r, R, alpha, c, c_gamma, eta, gamma_r, lam, r, rho_f, sigma2
+from fedbounds.theory.ds_fedproxgrad import formulas as core
+from fedbounds.theory.feasibility import feasibility
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from theory import ds_fedproxgrad_core as core
-from theory.feasibility import feasibility
-from theory.symbols import L_F, B, Delta_0, G, G_r, L_f, L_r, R, alpha, c, c_gamma, eta, gamma_r, lam, r, rho_f, sigma2
 
 TOL = 1e-12
 

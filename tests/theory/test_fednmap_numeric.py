@@ -7,14 +7,13 @@ import random
 
 import pytest
 import sympy as sp
+from fedbounds.theory.core.evaluate import evaluate, substitute, to_function
+from fedbounds.theory.core.symbols import L, epsilon, mu, rho, sigma2
+from fedbounds.theory.fednmap import formulas as fn
+from fedbounds.theory.fednmap import table1
+from fedbounds.theory.registry import get_claim
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from theory import fednmap_core as fn
-from theory import table1
-from theory.evaluate import evaluate, substitute, to_function
-from theory.registry import get_claim
-from theory.symbols import L, epsilon, mu, rho, sigma2
 
 # ---- natural residual vs normal map, with two regularisers written out here ----
 

@@ -1,14 +1,13 @@
-"""Every proof step of theory.proofs is decided by sympy (identities simplify to 0, inequalities reduce to a
+"""Every proof step of fedbounds.theory.core.proofs is decided by sympy (identities simplify to 0, inequalities reduce to a
 sign sympy decides under positive symbols), and every claim that cites a step is backed by it."""
 
 from __future__ import annotations
 
 import pytest
 import sympy as sp
-
-from theory import proofs
-from theory.claims import Status
-from theory.registry import all_claims
+from fedbounds.theory.core import proofs
+from fedbounds.theory.core.claims import Status
+from fedbounds.theory.registry import all_claims
 
 
 @pytest.mark.parametrize("name", sorted(proofs.STEPS))

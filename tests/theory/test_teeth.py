@@ -1,17 +1,16 @@
 """Teeth: change one constant of a proof step and the step must fail, with admissible values violating it.
 
 Each case perturbs a constant the paper (or our derivation) uses; the perturbed step is not proved, and
-theory.proofs.counterexample finds admissible values at which the perturbed statement is false.
+fedbounds.theory.core.proofs.counterexample finds admissible values at which the perturbed statement is false.
 """
 
 from __future__ import annotations
 
 import pytest
 import sympy as sp
-
-from theory import ds_fedproxgrad_core as ds
-from theory import proofs
-from theory.symbols import B, eta
+from fedbounds.theory.core import proofs
+from fedbounds.theory.core.symbols import B, eta
+from fedbounds.theory.ds_fedproxgrad import formulas as ds
 
 TEETH = [
     ("ds_eq16", {"C_e": 3 * B**2}, "C_e = 3B^2: (16) no longer an identity"),

@@ -17,15 +17,14 @@
 from __future__ import annotations
 
 import numpy as np
-
-from checks.fednmap_common import cached, checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
-from checks.formulas import evaluate
-from checks.profiles import Profile
-from checks.registry import CheckContext, CheckResult, Curve, Plot, register
-from checks.stats import mean_ci
-from checks.verdict import VIOLATED, Verdict, compare, decide
-from theory import fednmap_core as fc
-from theory import symbols as S
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.profiles import Profile
+from fedbounds.checks.core.stats import mean_ci
+from fedbounds.checks.core.verdict import VIOLATED, Verdict, compare, decide
+from fedbounds.checks.fednmap.common import cached, checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
+from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.fednmap import formulas as fc
 
 #: noise level of the Theorem 8 / Theorem 5 runs (Assumption 1's sigma^2)
 SIGMA2 = 0.05
@@ -49,8 +48,8 @@ def _start(problem, gamma: float, offset: float, seed: int) -> tuple[np.ndarray,
 
 
 def fednmap_run(problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float, metrics: tuple[str, ...]):
-    """A cached Monte Carlo FedNMap run (``algorithms.run.run``); returns the Trajectory."""
-    from algorithms.run import run
+    """A cached Monte Carlo FedNMap run (``fedbounds.algorithms.run.run``); returns the Trajectory."""
+    from fedbounds.algorithms.run import run
 
     key = ("fednmap", problem.name, tuple(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2, metrics)
     return cached(key, lambda: run("fednmap", problem, params, rounds=rounds, replicas=replicas, seed=seed,
@@ -58,8 +57,8 @@ def fednmap_run(problem, params: dict, *, rounds: int, replicas: int, seed: int,
 
 
 def exact_gap(problem, params: dict, *, rounds: int, sigma2: float) -> np.ndarray:
-    """E[psi(x_t)] - psi* for t = 0..rounds, exactly (linear-Gaussian instance, ``algorithms.exact``)."""
-    from algorithms.exact import run_exact
+    """E[psi(x_t)] - psi* for t = 0..rounds, exactly (linear-Gaussian instance, ``fedbounds.algorithms.exact``)."""
+    from fedbounds.algorithms.exact import run_exact
 
     key = ("exact", problem.name, tuple(sorted((k, str(v)) for k, v in params.items())), rounds, sigma2)
     res = cached(key, lambda: run_exact("fednmap", problem, params, rounds=rounds, oracle=gaussian_oracle(sigma2)))
@@ -181,7 +180,7 @@ def check_theorem8_floor(ctx: CheckContext) -> CheckResult:
 def _rate_shape(ctx: CheckContext, Ts: list[int], *, Q: int, correction: bool, eta_a_frac: float | None,
                 label: str, hessian_het: float = 0.0, heterogeneity: float = 0.5, frac: float = 1.0) -> tuple[Verdict, dict]:
     """(1/T) sum_{t<T} ||F_nor(z_t)||^2 on the T grid from one deterministic run (sigma^2 = 0, so the rate is
-    O(1/T)); verdict on the local log-log slope over the last grid step against the rate's (theory.fednmap_core
+    O(1/T)); verdict on the local log-log slope over the last grid step against the rate's (fedbounds.theory.fednmap.formulas
     .theorem5_rate at sigma^2 = 0) plus SHAPE_TOL."""
     problem = make_instance("mcp", seed=ctx.seed, hessian_het=hessian_het, heterogeneity=heterogeneity)
     c = problem.constants

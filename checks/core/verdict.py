@@ -22,8 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
-
-from checks.stats import mean_ci
+from fedbounds.checks.core.stats import mean_ci
 
 __all__ = ["HOLDS", "INCONCLUSIVE", "VIOLATED", "Verdict", "VerdictStatus", "combine", "compare", "decide", "slack_of"]
 

@@ -1,14 +1,13 @@
 """FedNMap's formulas (arXiv 2602.03357), each written once as sympy.
 
-Status of each expression is in its comment and in the claims built from it (``theory.fednmap``):
+Status of each expression is in its comment and in the claims built from it (``fedbounds.theory.fednmap.claims``):
 [V] verbatim, [D] derived, [I] reconstructed (see ../shared/papers/fednmap-reconstruction.md).
 """
 
 from __future__ import annotations
 
 import sympy as sp
-
-from theory.symbols import (
+from fedbounds.theory.core.symbols import (
     C_0,
     EL_0,
     C_c,

@@ -3,7 +3,7 @@
 All constants are positive reals unless stated; counts are positive integers.
 
 Every module-level symbol can be looked up by its Python name or by its sympy name through
-:data:`BY_NAME` (``theory.evaluate.substitute`` uses it), so ``{"sigma2": 1.0}`` and ``{"sigma^2": 1.0}``
+:data:`BY_NAME` (``fedbounds.theory.core.evaluate.substitute`` uses it), so ``{"sigma2": 1.0}`` and ``{"sigma^2": 1.0}``
 mean the same. :data:`LATEX_NAMES` gives the LaTeX of the few names sympy would render badly.
 """
 

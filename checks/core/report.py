@@ -9,8 +9,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from checks.registry import CheckResult, CheckSpec, Plot
-from checks.verdict import to_json_safe
+from fedbounds.checks.core.verdict import to_json_safe
+from fedbounds.checks.registry import CheckResult, CheckSpec, Plot
 
 __all__ = ["format_slack", "format_table", "plot_result", "write_report"]
 

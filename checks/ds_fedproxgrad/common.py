@@ -14,18 +14,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
-
-from checks.fednmap_common import cached
-from checks.formulas import evaluate
-from theory import ds_fedproxgrad_core as dc
-from theory import symbols as S
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.fednmap.common import cached
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
 __all__ = ["DSRecord", "ds_record", "fairness_instance", "measured_constants", "scaled_clients_instance"]
 
 
 def fairness_instance(seed: int = 0, *, lam: float = 1.0, B2: float = 1.0):
     """The fairness instance (notes section 3), small enough for the quick profile: N = 4 clients, p = 5."""
-    from algorithms.instances.fairness import fairness
+    from fedbounds.algorithms.instances.fairness import fairness
 
     prob = fairness(n=4, p=5, m=20, lam=lam, B2=B2, seed=seed)
     prob.name = f"fairness(N=4,p=5,lam={lam},seed={seed})"
@@ -36,7 +35,7 @@ def scaled_clients_instance(seed: int = 0, scales: tuple[float, ...] = (0.1, 0.1
     """A smooth instance with f_i = s_i f_0 (a quadratic f_0, mean s_i = 1): grad f_i = s_i grad f, so (8) holds
     with G = 0 and B^2 = mean(s_i^2) exactly; large B makes gamma_r <= 1/(sqrt(10) B) (absorption) strict.
     lambda = 0, so F = f (a plain smooth Problem)."""
-    from algorithms.instances.least_squares import LeastSquares
+    from fedbounds.algorithms.instances.least_squares import LeastSquares
 
     rng = np.random.default_rng([seed, 104729])
     p, m = 5, 50
@@ -97,11 +96,11 @@ def _measure(problem, x: np.ndarray, B: float) -> tuple[np.ndarray, ...]:
 
 
 def ds_record(problem, params: dict, *, rounds: int, replicas: int, seed: int, B: float, algorithm: str = "ds_fedproxgrad") -> DSRecord:
-    """Run DS FedProxGrad (``algorithms.run.run``) and record the Lemma 5.1 / 5.2 quantities every round (cached)."""
+    """Run DS FedProxGrad (``fedbounds.algorithms.run.run``) and record the Lemma 5.1 / 5.2 quantities every round (cached)."""
     key = ("ds", algorithm, problem.name, repr(sorted(params.items())), rounds, replicas, seed, B)
 
     def make() -> DSRecord:
-        from algorithms.run import run
+        from fedbounds.algorithms.run import run
 
         x0 = np.zeros((replicas, problem.p))
         if params.get("x0") is not None:
@@ -163,7 +162,7 @@ def measured_constants(problem, rec: DSRecord, *, sigma2: float) -> dict[sp.Symb
 
 
 def xi_per_round(vals: dict, eta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-    """Xi_r (eq. (22), theory.ds_fedproxgrad_core.Xi) for each round's eta_r and gamma_r."""
+    """Xi_r (eq. (22), fedbounds.theory.ds_fedproxgrad.formulas.Xi) for each round's eta_r and gamma_r."""
     return np.array([evaluate(dc.Xi, {**vals, S.eta: float(e), S.gamma_r: float(g)}) for e, g in zip(eta, gamma)])
 
 

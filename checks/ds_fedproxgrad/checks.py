@@ -18,20 +18,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-
-from checks.ds_common import ds_record, fairness_instance, measured_constants, r0_of, xi_per_round
-from checks.formulas import evaluate
-from checks.registry import CheckContext, CheckResult, Curve, Plot, register
-from checks.stats import mean_ci
-from checks.verdict import VIOLATED, Verdict, compare
-from theory import ds_fedproxgrad_core as dc
-from theory import symbols as S
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.stats import mean_ci
+from fedbounds.checks.core.verdict import VIOLATED, Verdict, compare
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance, measured_constants, r0_of, xi_per_round
+from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
 SIGMA2 = 0.05
 
 
 def _eta_max(problem) -> float:
-    """1/(6 L_F) (A4(iv), theory.ds_fedproxgrad_core.eta_max_smooth)."""
+    """1/(6 L_F) (A4(iv), fedbounds.theory.ds_fedproxgrad.formulas.eta_max_smooth)."""
     return evaluate(dc.eta_max_smooth, {S.L_F: float(problem.constants["L_F"].value)})
 
 

@@ -1,7 +1,7 @@
 """Evaluate the theory layer's sympy expressions numerically (design.md, principle 1: each formula is
 written once, in ``theory/``; checks only evaluate it).
 
-Evaluation goes through :func:`theory.evaluate.to_function` (a thin wrapper over ``sympy.lambdify``); until
+Evaluation goes through :func:`fedbounds.theory.core.evaluate.to_function` (a thin wrapper over ``sympy.lambdify``); until
 that module exists, through ``sympy.lambdify(..., modules="math")`` directly, which is the same thing.
 """
 
@@ -18,9 +18,9 @@ __all__ = ["evaluate", "function_of"]
 
 def _to_function(expr: sp.Basic, symbols: tuple[sp.Symbol, ...]) -> Callable[..., float]:
     try:
-        from theory.evaluate import to_function
+        from fedbounds.theory.core.evaluate import to_function
     except ModuleNotFoundError as err:
-        if err.name != "theory.evaluate":
+        if err.name != "fedbounds.theory.core.evaluate":
             raise
         return sp.lambdify(symbols, expr, modules="math")
     return to_function(expr, symbols)

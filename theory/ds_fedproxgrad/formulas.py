@@ -1,14 +1,13 @@
 """DS FedProxGrad's formulas (arXiv 2512.08671), each written once as sympy.
 
 [A] from the paper (verbatim), [INF] derived in ../shared/papers/fedproxgrad-notes.md (status derived,
-each proved by a step of :mod:`theory.proofs`).
+each proved by a step of :mod:`fedbounds.theory.core.proofs`).
 """
 
 from __future__ import annotations
 
 import sympy as sp
-
-from theory.symbols import (
+from fedbounds.theory.core.symbols import (
     L_F,
     B,
     Delta_r0,

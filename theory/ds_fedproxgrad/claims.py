@@ -1,8 +1,8 @@
 """DS FedProxGrad's claims (Arif; arXiv 2512.08671), with provenance and status.
 
 Sources: the paper ``ds-fedproxgrad-2512.08671.txt`` (v1, verbatim) and the notes ``fedproxgrad-notes.md``
-(section 1, cited as "notes §1.k"). Formulas live in :mod:`theory.ds_fedproxgrad_core`; derived claims name
-their proof steps in :mod:`theory.proofs`.
+(section 1, cited as "notes §1.k"). Formulas live in :mod:`fedbounds.theory.ds_fedproxgrad.formulas`; derived claims name
+their proof steps in :mod:`fedbounds.theory.core.proofs`.
 
 Round r with step eta_r: clients return y_i^r ~ argmin_w f_i(w) + ||w - x^r||^2/(2 eta_r) (3), the server averages (4)
 and takes x^{r+1} = ybar^r - eta_r lambda grad r(x^r) + eta_r e_r^stoch (5). The paper numbers its assumptions "4"
@@ -15,10 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import sympy as sp
-
-from theory import ds_fedproxgrad_core as core
-from theory.claims import DS_FEDPROXGRAD, Claim, Provenance, Status
-from theory.symbols import (
+from fedbounds.theory.core.claims import DS_FEDPROXGRAD, Claim, Provenance, Status
+from fedbounds.theory.core.symbols import (
     L_F,
     B,
     Delta_0,
@@ -34,6 +32,7 @@ from theory.symbols import (
     rho_f,
     sigma2,
 )
+from fedbounds.theory.ds_fedproxgrad import formulas as core
 
 NOTES = "fedproxgrad-notes.md"
 PAPER = "ds-fedproxgrad-2512.08671.txt"
@@ -399,7 +398,7 @@ def _p_series(alpha_: sp.Expr) -> RobbinsMonro:
 def is_robbins_monro(schedule: sp.Expr | Mapping[str, object]) -> RobbinsMonro:
     """Does a step-size schedule satisfy A4(i) (sum eta_r = inf, sum eta_r^2 < inf)?
 
-    ``schedule`` is a sympy expression in the round index ``r`` (``theory.symbols.r``), or a schedule spec of the
+    ``schedule`` is a sympy expression in the round index ``r`` (``fedbounds.theory.core.symbols.r``), or a schedule spec of the
     engine: ``{"kind": "power", "c": .., "alpha": ..}`` (eta_r = c/(r+1)^alpha), ``{"kind": "constant", "eta": ..}``
     or ``{"kind": "sqrt_horizon", "c": .., "R": ..}`` (constant c/sqrt(R): never Robbins-Monro as R is fixed).
     Power laws (also with a symbolic exponent) use the p-series rule; other expressions sympy's convergence test.

@@ -1,6 +1,6 @@
 """Feasibility calculator for DS FedProxGrad (arXiv 2512.08671): Theorem 5.3 and Corollary (ii).
 
-Hypotheses (A4, from :mod:`theory.ds_fedproxgrad_core`): ``eta_r <= 1/(6 L_F)`` (A4(iv)),
+Hypotheses (A4, from :mod:`fedbounds.theory.ds_fedproxgrad.formulas`): ``eta_r <= 1/(6 L_F)`` (A4(iv)),
 ``eta_r <= 1/(2 rho)`` (A4(ii)), ``gamma_r <= c_gamma eta_r`` (10), and for Theorem 5.3 a Robbins-Monro
 schedule (A4(i)); Lemma 5.2's absorption needs ``gamma_r <= 1/(sqrt(10) B)`` ([INF], notes 1.4), which a
 decaying schedule reaches from round ``r_0`` on, and a constant step must meet in every round.
@@ -17,9 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 import sympy as sp
-
-from theory import ds_fedproxgrad_core as core
-from theory.feasibility_common import (
+from fedbounds.theory.core.feasibility import (
     ConditionResult,
     FeasibilityResult,
     Guarantee,
@@ -41,7 +39,7 @@ from theory.feasibility_common import (
     upper_condition,
     value_of,
 )
-from theory.symbols import (
+from fedbounds.theory.core.symbols import (
     L_F,
     B,
     Delta_0,
@@ -64,6 +62,7 @@ from theory.symbols import (
     rho_f,
     sigma2,
 )
+from fedbounds.theory.ds_fedproxgrad import formulas as core
 
 CONSTANT_KEYS = ("L_f", "L_r", "lam", "G", "B", "G_r", "sigma", "sigma2", "rho", "Delta_0")
 _CONSTANT_ALIASES = {"lambda": "lam", "rho_f": "rho", "Delta0": "Delta_0", "L-f": "L_f", "L-r": "L_r", "G-r": "G_r"}
@@ -179,7 +178,7 @@ def _with_relation(cond: ConditionResult, relation: sp.Basic) -> ConditionResult
 
 
 def ds_feasibility(theorem: str, constants: Mapping[str, Any], params: Mapping[str, Any], eps: float | None) -> FeasibilityResult:
-    """Feasibility of DS FedProxGrad's hypotheses; see :func:`theory.feasibility.feasibility`."""
+    """Feasibility of DS FedProxGrad's hypotheses; see :func:`fedbounds.theory.feasibility.feasibility`."""
     consts, notes = _constants(constants)
     check_keys("parameter", params.keys(), PARAM_KEYS)
     env: dict[sp.Symbol, float] = {_SYM[k]: v for k, v in consts.items()}

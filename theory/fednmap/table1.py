@@ -9,7 +9,7 @@ iterates; B_psi: bounded subgradients of psi. O~ hides logarithmic factors.
 ``f_strongly_convex``, ``f_nonconvex``, ``pl``, ``phi_convex``, ``phi_weakly_convex``, ``bounded_heterogeneity``,
 ``quadratic``, ``single_local_step``, ``bounded_iterates``, ``bounded_subgradients``), so that a caller can
 decide whether a problem meets a row (``f_nonconvex`` means that no convexity is needed). The rates use the
-symbols of :mod:`theory.symbols` (sigma^2, zeta^2, n, Q, T; ``B_BI`` for the bounded-iterates constant of the
+symbols of :mod:`fedbounds.theory.core.symbols` (sigma^2, zeta^2, n, Q, T; ``B_BI`` for the bounded-iterates constant of the
 Fast-FedDA row, which is not DS FedProxGrad's B).
 """
 
@@ -18,9 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
-
-from theory import fednmap_core as core
-from theory.symbols import B_bi, B_psi, Q, T, n, sigma2, zeta2
+from fedbounds.theory.core.symbols import B_bi, B_psi, Q, T, n, sigma2, zeta2
+from fedbounds.theory.fednmap import formulas as core
 
 __all__ = ["TABLE1", "Table1Entry", "get_row"]
 

@@ -14,11 +14,10 @@ from pathlib import Path
 import matplotlib as mpl
 import numpy as np
 import sympy as sp
+from fedbounds.theory.feasibility import FeasibilityResult
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
-
-from theory.feasibility import FeasibilityResult
 
 
 def _axis_range(result: FeasibilityResult, name: str) -> float:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from theory.proofs import run_step
-from theory.registry import get_claim
+from fedbounds.theory.core.proofs import run_step
+from fedbounds.theory.registry import get_claim
 
 
 def show(claim_id: str) -> None:
@@ -18,7 +18,7 @@ def show(claim_id: str) -> None:
 
 
 def proved(step: str) -> bool:
-    """Run a proof step of :mod:`theory.proofs`, print each part's outcome, and return whether all hold."""
+    """Run a proof step of :mod:`fedbounds.theory.core.proofs`, print each part's outcome, and return whether all hold."""
     res = run_step(step)
     print(f"{step} ({res.label}): " + "; ".join(f"{p.name}: {'ok' if p.proved else 'FAILED'}" for p in res.parts))
     return res.proved

@@ -5,7 +5,7 @@ notebooks) goes through :func:`to_function` (a thin wrapper over ``sympy.lambdif
 or :func:`substitute` / :func:`evaluate`, so that a formula is never retyped (design.md, principle 1).
 
 Symbols may be given as sympy symbols or by name; a name is either the symbol's sympy name
-(``"sigma^2"``) or its Python name in :mod:`theory.symbols` (``"sigma2"``).
+(``"sigma^2"``) or its Python name in :mod:`fedbounds.theory.core.symbols` (``"sigma2"``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 import sympy as sp
-
-from theory.symbols import BY_NAME
+from fedbounds.theory.core.symbols import BY_NAME
 
 __all__ = ["evaluate", "resolve", "substitute", "to_function"]
 
@@ -30,7 +29,7 @@ def _lookup(name: str, expr: sp.Basic | None) -> sp.Symbol:
 
 
 def resolve(symbol: sp.Symbol | str, expr: sp.Basic | None = None) -> sp.Symbol:
-    """The symbol meant by ``symbol``: itself, or the symbol of ``expr`` / :mod:`theory.symbols` with that name."""
+    """The symbol meant by ``symbol``: itself, or the symbol of ``expr`` / :mod:`fedbounds.theory.core.symbols` with that name."""
     if isinstance(symbol, sp.Symbol):
         return symbol
     if isinstance(symbol, str):

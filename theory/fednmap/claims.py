@@ -2,7 +2,7 @@
 
 Sources: the partial copy ``fednmap-2602.03357-partial.md`` (verbatim text, cut off in Section 4) and the
 reconstruction note ``fednmap-reconstruction.md`` (sections cited as "note §k"). Formulas live in
-:mod:`theory.fednmap_core`; derived claims name their proof steps in :mod:`theory.proofs`.
+:mod:`fedbounds.theory.fednmap.formulas`; derived claims name their proof steps in :mod:`fedbounds.theory.core.proofs`.
 
 Problem (1): min_x psi(x) = f(x) + phi(x), f = (1/n) sum_i f_i; Algorithm 1 (FedNMap) runs Q local normal-map
 steps per round with a correction term c_{i,t}, uploads y_{i,t}, and the server takes z_{t+1} = z_t - eta_hat ybar_t,
@@ -12,10 +12,8 @@ x_{t+1} = prox_{gamma phi}(z_{t+1}).
 from __future__ import annotations
 
 import sympy as sp
-
-from theory import fednmap_core as core
-from theory.claims import FEDNMAP, Claim, Provenance, Status
-from theory.symbols import (
+from fedbounds.theory.core.claims import FEDNMAP, Claim, Provenance, Status
+from fedbounds.theory.core.symbols import (
     C_0,
     EL_0,
     LATEX_NAMES,
@@ -34,7 +32,8 @@ from theory.symbols import (
     rho,
     sigma2,
 )
-from theory.table1 import TABLE1, Table1Entry
+from fedbounds.theory.fednmap import formulas as core
+from fedbounds.theory.fednmap.table1 import TABLE1, Table1Entry
 
 NOTE = "fednmap-reconstruction.md"
 PAPER_COPY = "fednmap-2602.03357-partial.md"

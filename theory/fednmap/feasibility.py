@@ -1,6 +1,6 @@
 """Feasibility calculator for FedNMap (arXiv 2602.03357): Theorem 5 (nonconvex) and Theorem 8 (PL).
 
-Conditions (Theorem 5, [V]; ``theory.fednmap_core.theorem5_conditions``)::
+Conditions (Theorem 5, [V]; ``fedbounds.theory.fednmap.formulas.theorem5_conditions``)::
 
     gamma  <= 1/(5(rho+L)),
     etahat <= (1-gamma rho) / (100 m sqrt(L^2 + 1/gamma^2)),
@@ -8,7 +8,7 @@ Conditions (Theorem 5, [V]; ``theory.fednmap_core.theorem5_conditions``)::
 
 with etahat = eta_s eta_a Q ([I], reconstruction note section 2.4) and m >= 1 the multistep window (an
 analysis parameter). Theorem 8's own step-size conditions are lost with the text; Theorem 5's are used
-(reconstruction note, section 4). Every expression comes from :mod:`theory.fednmap_core`; this module
+(reconstruction note, section 4). Every expression comes from :mod:`fedbounds.theory.fednmap.formulas`; this module
 only evaluates and solves them.
 """
 
@@ -20,9 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 import sympy as sp
-
-from theory import fednmap_core as core
-from theory.feasibility_common import (
+from fedbounds.theory.core.feasibility import (
     ConditionResult,
     FeasibilityResult,
     Guarantee,
@@ -44,8 +42,28 @@ from theory.feasibility_common import (
     upper_condition,
     value_of,
 )
-from theory.feasibility_table1 import ProblemClass, table1_comparison
-from theory.symbols import C_0, EL_0, Delta_f, L, Q, T, epsilon, eta_a, eta_hat, eta_s, gamma, grad0_sq, m, mu, n, rho, sigma2, zeta2
+from fedbounds.theory.core.symbols import (
+    C_0,
+    EL_0,
+    Delta_f,
+    L,
+    Q,
+    T,
+    epsilon,
+    eta_a,
+    eta_hat,
+    eta_s,
+    gamma,
+    grad0_sq,
+    m,
+    mu,
+    n,
+    rho,
+    sigma2,
+    zeta2,
+)
+from fedbounds.theory.fednmap import formulas as core
+from fedbounds.theory.fednmap.feasibility_table1 import ProblemClass, table1_comparison
 
 CONSTANT_KEYS = ("L", "rho", "n", "Q", "sigma", "sigma2", "mu", "C_0", "EL_0", "Delta_f", "grad0_sq", "zeta2")
 PARAM_KEYS = ("gamma", "eta_a", "eta_s", "eta_hat", "m", "T")
@@ -429,7 +447,7 @@ def fednmap_feasibility(
     eps: float | None,
     problem: ProblemClass | Mapping[str, Any] | None,
 ) -> FeasibilityResult:
-    """Feasibility of FedNMap's Theorem 5 / Theorem 8 conditions; see :func:`theory.feasibility.feasibility`."""
+    """Feasibility of FedNMap's Theorem 5 / Theorem 8 conditions; see :func:`fedbounds.theory.feasibility.feasibility`."""
     consts = _constants(constants, theorem)
     horizon = check_int("T", params["T"], 1) if params.get("T") is not None else None
     chosen, info, env = _choose(consts, params)

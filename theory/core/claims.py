@@ -3,12 +3,12 @@
 Status (design.md, principle 2):
 
 * ``verbatim``: as printed in the paper;
-* ``derived``: we proved it; the proof is a step of :mod:`theory.proofs` (named in ``proof``) checked by a test;
+* ``derived``: we proved it; the proof is a step of :mod:`fedbounds.theory.core.proofs` (named in ``proof``) checked by a test;
 * ``reconstructed``: the printed text is lost; this is our reading;
 * ``erratum``: the printed claim is wrong or needs an unstated condition; ``evidence`` says how we know, and
   ``depends_on`` names the claim it corrects.
 
-Evidence kinds (``evidence_kinds``): ``sympy`` (a step of :mod:`theory.proofs` decides it), ``counterexample``
+Evidence kinds (``evidence_kinds``): ``sympy`` (a step of :mod:`fedbounds.theory.core.proofs` decides it), ``counterexample``
 (an explicit instance, computed with sympy), ``numeric`` (a run of the algorithms, produced by the checks),
 ``textual`` (a reading of the printed text).
 """
@@ -74,8 +74,8 @@ class Claim:
     how (``"<="`` for an upper bound, ``"=="`` for an identity, ``"->"`` for a limit, ``"O"`` / ``"O~"`` for a
     rate known only up to constants (and logarithms)). ``depends_on`` lists the ids of the claims it uses
     (for an erratum: the claim it corrects). ``unknowns`` are symbols whose values the paper does not give.
-    ``proof`` names the steps of :mod:`theory.proofs` that prove a derived claim or support an erratum.
-    ``extra`` holds further named expressions (lambdify them with :func:`theory.evaluate.to_function`).
+    ``proof`` names the steps of :mod:`fedbounds.theory.core.proofs` that prove a derived claim or support an erratum.
+    ``extra`` holds further named expressions (lambdify them with :func:`fedbounds.theory.core.evaluate.to_function`).
     ``latex_text`` replaces the generated LaTeX (for statements that are not a formula); ``quantity_latex``
     is the LaTeX of ``quantity``.
     """
@@ -109,7 +109,7 @@ class Claim:
         if self.status is Status.ERRATUM and not (self.evidence and self.evidence_kinds and self.depends_on):
             raise ValueError(f"erratum {self.id} needs evidence, evidence_kinds and depends_on (the claim it corrects)")
         if self.status is Status.DERIVED and not self.proof:
-            raise ValueError(f"derived claim {self.id} must name its proof steps (theory.proofs)")
+            raise ValueError(f"derived claim {self.id} must name its proof steps (fedbounds.theory.core.proofs)")
 
     @property
     def paper(self) -> str:
@@ -143,7 +143,7 @@ class Claim:
 
     def latex(self) -> str:
         """The claim as LaTeX: hypotheses, then the conclusion (``latex_text`` when the claim is not a formula)."""
-        from theory.symbols import LATEX_NAMES
+        from fedbounds.theory.core.symbols import LATEX_NAMES
 
         def tex(expr: sp.Basic) -> str:
             return sp.latex(expr, symbol_names=LATEX_NAMES)

@@ -16,14 +16,13 @@ demonstration on an instance.
 from __future__ import annotations
 
 import numpy as np
-
-from checks.ds_checks import _eta_max, lemma5_2_verdict
-from checks.ds_common import ds_record, fairness_instance, measured_constants, scaled_clients_instance
-from checks.formulas import evaluate
-from checks.registry import CheckContext, CheckResult, Curve, Plot, register
-from checks.verdict import Verdict, compare, decide
-from theory import ds_fedproxgrad_core as dc
-from theory import symbols as S
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.verdict import Verdict, compare, decide
+from fedbounds.checks.ds_fedproxgrad.checks import _eta_max, lemma5_2_verdict
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance, measured_constants, scaled_clients_instance
+from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
 
 @register("erratum.ds_phi_prefix", title="Lemma 5.2's Phi_r >= 1/4 fails before r_0 (large B c_gamma)",

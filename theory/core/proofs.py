@@ -22,10 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy as sp
-
-from theory import ds_fedproxgrad_core as ds
-from theory import fednmap_core as fn
-from theory.symbols import (
+from fedbounds.theory.core.symbols import (
     C_0,
     EL_0,
     L_F,
@@ -66,6 +63,8 @@ from theory.symbols import (
     rho_f,
     sigma2,
 )
+from fedbounds.theory.ds_fedproxgrad import formulas as ds
+from fedbounds.theory.fednmap import formulas as fn
 
 __all__ = ["STEPS", "Part", "StepResult", "counterexample", "decide_nonnegative", "decide_psd", "decide_zero", "run_step"]
 

@@ -1,6 +1,6 @@
 """The problem class of a FedNMap feasibility query, and the Table 1 comparison (FedNMap, arXiv 2602.03357).
 
-Table 1 itself (methods, assumptions, rates) is data of the theory layer (:mod:`theory.table1`); this
+Table 1 itself (methods, assumptions, rates) is data of the theory layer (:mod:`fedbounds.theory.fednmap.table1`); this
 module only decides, row by row, whether the problem meets the row's assumptions.
 """
 
@@ -11,9 +11,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import sympy as sp
-
-from theory.feasibility_common import Table1Row, check_keys, value_of
-from theory.symbols import T
+from fedbounds.theory.core.feasibility import Table1Row, check_keys, value_of
+from fedbounds.theory.core.symbols import T
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ def table1_comparison(
 ) -> tuple[dict[str, bool | None], tuple[Table1Row, ...]]:
     """The problem class, and the Table 1 rows with whether the problem meets each row's assumptions."""
     pc = problem_class(consts, given)
-    from theory import table1
+    from fedbounds.theory.fednmap import table1
 
     return pc.as_dict(), _rows(table1, pc, env, horizon)
 

@@ -1,9 +1,9 @@
-"""Shared pieces of the parameter feasibility calculator (:mod:`theory.feasibility`).
+"""Shared pieces of the parameter feasibility calculator (:mod:`fedbounds.theory.feasibility`).
 
 Result types, input validation (a ValueError naming the parameter and the allowed range, as in
-``algorithms.base``, but written with :mod:`math` because ``theory/`` is sympy-only), and the numerical
+``fedbounds.algorithms.base``, but written with :mod:`math` because ``theory/`` is sympy-only), and the numerical
 helpers that evaluate the theory layer's sympy expressions. No formula of either paper is written here:
-every condition and bound is taken from :mod:`theory.fednmap_core` or :mod:`theory.ds_fedproxgrad_core`
+every condition and bound is taken from :mod:`fedbounds.theory.fednmap.formulas` or :mod:`fedbounds.theory.ds_fedproxgrad.formulas`
 and evaluated through :func:`evaluate`.
 """
 
@@ -16,11 +16,10 @@ from functools import lru_cache
 from typing import Any
 
 import sympy as sp
-
-from theory import symbols as _symbols
+from fedbounds.theory.core import symbols as _symbols
 
 try:  # the theory stream's single evaluation entry point (theory/evaluate.py), when it exists
-    from theory.evaluate import to_function as _to_function
+    from fedbounds.theory.core.evaluate import to_function as _to_function
 except ImportError:  # pragma: no cover - fallback while theory/evaluate.py is being written
     _to_function = None
 
@@ -86,7 +85,7 @@ def function_of(expr: sp.Basic, symbol: sp.Symbol, values: Mapping[sp.Symbol, fl
 
 
 def latex(expr: sp.Basic) -> str:
-    """LaTeX of a theory expression, with the symbols' LaTeX names from :mod:`theory.symbols`."""
+    """LaTeX of a theory expression, with the symbols' LaTeX names from :mod:`fedbounds.theory.core.symbols`."""
     return sp.latex(expr, symbol_names=getattr(_symbols, "LATEX_NAMES", {}))
 
 
@@ -128,7 +127,7 @@ def meets_upper(value: float, bound: float) -> bool:
 
 def _as_float(name: str, value: Any) -> float:
     if hasattr(value, "value") and not isinstance(value, int | float):
-        value = value.value  # an algorithms.base.Constant, or anything shaped like it
+        value = value.value  # an fedbounds.algorithms.base.Constant, or anything shaped like it
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
@@ -556,7 +555,7 @@ class Table1Row:
 
 @dataclass(frozen=True)
 class FeasibilityResult:
-    """The calculator's answer for one theorem (see :func:`theory.feasibility.feasibility`).
+    """The calculator's answer for one theorem (see :func:`fedbounds.theory.feasibility.feasibility`).
 
     ``chosen`` is the point evaluated: the given parameters, the missing ones set to their largest
     admissible values. ``binding`` names the condition(s) with the least slack (smallest ratio) there;

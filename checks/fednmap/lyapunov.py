@@ -1,4 +1,4 @@
-"""The reconstructed FedNMap Lyapunov function (theory.fednmap_core.lyapunov, [I]) against trajectories.
+"""The reconstructed FedNMap Lyapunov function (fedbounds.theory.fednmap.formulas.lyapunov, [I]) against trajectories.
 
 ``fednmap.lyapunov``: L_t = psi(x_t) - psi* + (gamma C_0/2) ||F_nor(z_t)||^2 + C_c (1/n) sum_i ||c_{i,t} +
 grad f_i(x_t) - grad f(x_t)||^2 (C_0, C_c lost with the text). Theorem 8 follows from the per-window decrease
@@ -14,15 +14,14 @@ measured stand-in for the lost constant; the bound grows with C_0, so it is 0 wh
 from __future__ import annotations
 
 import numpy as np
-
-from checks.fednmap_checks import SIGMA2, _start, theorem8_curve, theorem8_values
-from checks.fednmap_common import cached, checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
-from checks.formulas import evaluate
-from checks.registry import CheckContext, CheckResult, Curve, Plot, register
-from checks.stats import mean_ci
-from checks.verdict import compare
-from theory import fednmap_core as fc
-from theory import symbols as S
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.stats import mean_ci
+from fedbounds.checks.core.verdict import compare
+from fedbounds.checks.fednmap.checks import SIGMA2, _start, theorem8_curve, theorem8_values
+from fedbounds.checks.fednmap.common import cached, checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
+from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.fednmap import formulas as fc
 
 #: window length m of the Lyapunov check (Theorem 5's conditions are taken at this m)
 WINDOW = 4
@@ -30,7 +29,7 @@ WINDOW = 4
 
 def lyapunov_run(problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float) -> dict[str, np.ndarray]:
     """psi gap, ||F_nor||^2 and the correction error corr_err at every round, shape (rounds + 1, R) each (cached)."""
-    from algorithms.run import run
+    from fedbounds.algorithms.run import run
 
     def make() -> dict[str, np.ndarray]:
         corr = []

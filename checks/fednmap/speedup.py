@@ -9,8 +9,7 @@ measurement (:func:`rounds_to_target`, imported by the sweeps) and the check bui
 from __future__ import annotations
 
 import numpy as np
-
-from checks.stats import mean_ci
+from fedbounds.checks.core.stats import mean_ci
 
 __all__ = ["rounds_to_target", "target_curve"]
 
@@ -51,7 +50,7 @@ def rounds_to_target(metric: np.ndarray, target: float, *, upper: bool = False, 
 def replicate_clients(problem, k: int):
     """The same problem with every client repeated ``k`` times: n -> k n, with f, psi*, x* and the
     heterogeneity pattern unchanged (so an n-sweep changes nothing but the number of clients)."""
-    from algorithms.instances.least_squares import LeastSquares
+    from fedbounds.algorithms.instances.least_squares import LeastSquares
 
     rep = LeastSquares(np.tile(problem.A, (k, 1, 1)), np.tile(problem.b, (k, 1)), problem.phi)
     rep.name = f"{problem.name}x{k}"
@@ -63,7 +62,7 @@ def bootstrap_slope(xs: list[float], curves: list[np.ndarray], target: float, *,
     curve is (rounds + 1, R); replicas are resampled independently per configuration. Returns (fit or None,
     rounds per configuration, low, high, fraction of bootstrap draws in which every configuration reached
     the target)."""
-    from checks.stats import loglog_slope
+    from fedbounds.checks.core.stats import loglog_slope
 
     rounds = [rounds_to_target(c, target) for c in curves]
     if any(r is None or r == 0 for r in rounds):
@@ -99,9 +98,9 @@ SPEEDUP_SETUP = {"heterogeneity": 3.0, "hessian_het": 0.8, "sigma2": 1.0, "n0": 
 
 def _speedup_params(engine: str, extra: dict, gamma: float, eta_hat: float, eta_a: float, Q: int) -> dict:
     """Parameters at effective step eta_hat = eta_s eta_a Q (eta_s from the theory's definition)."""
-    from checks.fednmap_common import _ETA_S
-    from checks.formulas import evaluate
-    from theory import symbols as S
+    from fedbounds.checks.core.formulas import evaluate
+    from fedbounds.checks.fednmap.common import _ETA_S
+    from fedbounds.theory.core import symbols as S
 
     eta_s = evaluate(_ETA_S, {S.eta_hat: eta_hat, S.eta_a: eta_a, S.Q: Q})
     if engine == "fednmap":
@@ -110,8 +109,8 @@ def _speedup_params(engine: str, extra: dict, gamma: float, eta_hat: float, eta_
 
 
 def _gap_curve(engine: str, problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float) -> np.ndarray:
-    from algorithms.run import run
-    from checks.fednmap_common import cached, gaussian_oracle
+    from fedbounds.algorithms.run import run
+    from fedbounds.checks.fednmap.common import cached, gaussian_oracle
 
     key = ("speedup", engine, problem.name, repr(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2)
 
@@ -128,7 +127,7 @@ def _gap_curve(engine: str, problem, params: dict, *, rounds: int, replicas: int
 
 def _sweep_verdict(name: str, xs: list[int], curves: list[np.ndarray], target: float, *, axis: str, seed: int, level: float,
                    band: float, B: int):
-    from checks.verdict import Verdict
+    from fedbounds.checks.core.verdict import Verdict
 
     fit, rounds, lo, hi, frac = bootstrap_slope([float(x) for x in xs], curves, target, B=B, seed=seed, level=level)
     details = {"axis": axis, "values": xs, "rounds_to_target": rounds, "target": target, "band": [-1 - band, -1 + band],
@@ -148,7 +147,7 @@ def _sweep_verdict(name: str, xs: list[int], curves: list[np.ndarray], target: f
 
 
 def _register() -> None:
-    from checks.registry import CheckContext, CheckResult, Curve, Plot, register
+    from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
 
     @register("fednmap.theorem8.complexity", title="Linear speedup: rounds to a fixed target ~ 1/(nQ) (slopes in n and Q vs -1)",
               label="PL complexity (after Theorem 8)", status="verbatim", family="fednmap")
@@ -164,7 +163,7 @@ def _register() -> None:
         over replicas; holds if the interval lies within -1 +- band, violated if it misses the band or a
         configuration never reaches eps. Negative controls: FedNMap without its correction and FedAvg with a
         server prox, same steps: their client-drift bias is a floor above eps (they lose the speedup)."""
-        from checks.fednmap_common import make_instance, theorem5_parameters
+        from fedbounds.checks.fednmap.common import make_instance, theorem5_parameters
 
         prof = ctx.profile
         cfg = SPEEDUP_SETUP

@@ -7,7 +7,7 @@ Instances (all heterogeneous least squares, seeded, with L, mu exact from eigenv
   Lasso regression"); not linear-Gaussian, so Monte Carlo;
 * ``mcp``: phi = MCP (rho = 1/theta > 0), weakly convex; f is mu-strongly convex with mu > rho, so psi is
   (mu - rho)-strongly convex and satisfies the proximal-PL inequality (2) with constant mu - rho;
-* ``ridge``: phi = w/2 ||x||^2, linear-Gaussian, so expectations are exact (``algorithms.exact``).
+* ``ridge``: phi = w/2 ||x||^2, linear-Gaussian, so expectations are exact (``fedbounds.algorithms.exact``).
 
 Clients have well-conditioned features (rows N(0, I)) and their own target models (heterogeneity), so
 zeta^2 > 0 while L / mu stays small: the paper's 1/100 factors make steps tiny, and a small condition
@@ -21,10 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-
-from checks.formulas import evaluate
-from theory import fednmap_core as fc
-from theory import symbols as S
+from fedbounds.checks.core.formulas import evaluate
+from fedbounds.theory.core import symbols as S
+from fedbounds.theory.fednmap import formulas as fc
 
 __all__ = [
     "FedNMapSetup",
@@ -39,7 +38,7 @@ __all__ = [
 
 def gaussian_oracle(sigma2: float):
     """The additive Gaussian oracle of Assumption 1 (E||g - grad f_i||^2 = sigma2 exactly)."""
-    from algorithms.oracles import GaussianOracle
+    from fedbounds.algorithms.oracles import GaussianOracle
 
     return GaussianOracle(sigma2=float(sigma2))
 
@@ -53,8 +52,8 @@ def make_instance(kind: str, *, n: int = 4, p: int = 5, m: int = 200, heterogene
     ``hessian_het`` spreads the curvatures s_i linearly over [1 - h, 1 + h] (mean 1): with equal Hessians
     the client drift of uncorrected local steps cancels to first order, with unequal ones it does not.
     """
-    from algorithms.instances.least_squares import LeastSquares
-    from algorithms.regularizers import L1, MCP, SquaredL2, Zero
+    from fedbounds.algorithms.instances.least_squares import LeastSquares
+    from fedbounds.algorithms.regularizers import L1, MCP, SquaredL2, Zero
 
     rng = np.random.default_rng([seed, 7919])
     A = rng.standard_normal((n, m, p)) * np.sqrt(1.0 + hessian_het * np.linspace(-1.0, 1.0, n))[:, None, None]
@@ -115,7 +114,7 @@ _ETA_S = sp.solve(sp.Eq(fc.eta_hat_definition, S.eta_hat), S.eta_s)[0]
 
 def theorem5_parameters(L: float, rho: float, *, Q: int, m: int = 1, frac: float = 1.0, gamma_frac: float = 1.0,
                         eta_a_frac: float | None = None) -> FedNMapSetup:
-    """Step sizes at ``frac`` times the largest that Theorem 5's conditions allow (theory.fednmap_core:
+    """Step sizes at ``frac`` times the largest that Theorem 5's conditions allow (fedbounds.theory.fednmap.formulas:
     gamma <= 1/(5(rho+L)), eta_hat <= (1-gamma rho)/(100 m sqrt(L^2+1/gamma^2)), eta_a <= (1-gamma rho)/(100 Q
     sqrt(m(L^2+1/gamma^2)))); eta_s from eta_hat = eta_s eta_a Q (reconstruction section 2.4). ``frac`` > 1
     gives steps past the conditions (negative controls, tightness search)."""
