@@ -27,18 +27,16 @@ __all__ = [
     "all_checks",
     "get_check",
     "register",
+    "register_paper",
     "select_checks",
 ]
 
-#: the modules whose import registers checks, in table order
-CHECK_MODULES = (
-    "fedbounds.checks.fednmap.checks",
-    "fedbounds.checks.fednmap.lyapunov",
-    "fedbounds.checks.fednmap.speedup",
-    "fedbounds.checks.ds_fedproxgrad.checks",
-    "fedbounds.checks.ds_fedproxgrad.errata",
-    "fedbounds.checks.tightness",
-)
+#: the papers, one package each, in table order; each package's ``MODULES`` names the modules (relative to
+#: it) whose import registers its checks. :func:`register_paper` adds one at run time (docs/adding-a-paper.md).
+PAPER_PACKAGES: list[str] = [
+    "fedbounds.checks.fednmap",
+    "fedbounds.checks.ds_fedproxgrad",
+]
 
 
 @dataclass
@@ -175,13 +173,18 @@ def _load() -> None:
     global _LOADED
     if _LOADED:
         return
-    for name in CHECK_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as err:  # a module not written yet
-            if err.name != name:
-                raise
+    for package in PAPER_PACKAGES:
+        for module in importlib.import_module(package).MODULES:
+            importlib.import_module(f"{package}.{module}")
     _LOADED = True
+
+
+def register_paper(package: str) -> None:
+    """Add a paper's checks package (its ``MODULES`` register the checks on import)."""
+    global _LOADED
+    if package not in PAPER_PACKAGES:
+        PAPER_PACKAGES.append(package)
+        _LOADED = False
 
 
 def all_checks() -> list[CheckSpec]:

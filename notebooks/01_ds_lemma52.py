@@ -22,7 +22,7 @@
 #
 # * **[verbatim]**: as printed in the paper;
 # * **[derived]**: not printed; we proved it (a step of `fedbounds.theory.core.proofs`, re-run below);
-# * **[erratum]**: the printed statement is wrong or needs an unstated condition (`fedbounds.theory.errata`).
+# * **[erratum]**: the printed statement is wrong or needs an unstated condition (`fedbounds.theory.<paper>.errata`).
 #
 # The DS FedProxGrad paper is complete (9 pages), so nothing here is *reconstructed*: where the paper
 # is silent (the value of $r_0$, the lower bound on $F$), we say so and mark our addition as derived.

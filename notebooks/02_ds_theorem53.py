@@ -60,7 +60,7 @@ show("ds.theorem5_3")
 # %% [markdown]
 # **Proof.** Summing (14) over $r=0,\dots,R$ telescopes (24); with $F(x^{R+1})\ge F^\star$ and $\sum\Xi_r<\infty$
 # the weighted sum $\sum_r\eta_r\Phi_r\mathbb E\|\nabla F(x^r)\|^2$ is finite (25), and since $\sum\eta_r=\infty$ the
-# $\liminf$ must be 0. Two repairs (notebook 01, `fedbounds.theory.errata`): the sum must start at $r_0$, and
+# $\liminf$ must be 0. Two repairs (notebook 01, `fedbounds.theory.<paper>.errata`): the sum must start at $r_0$, and
 # $F^\star>-\infty$ must be assumed.
 
 # %%

@@ -108,7 +108,7 @@ print("checked at 200 random points: 1 - gamma rho >= 4/5, eta_s = 1/sqrt(m) at 
 
 # %% [markdown]
 # The factors $1/100$ make these steps small. How much room they leave on an instance is measured by the checks
-# layer (`checks/tightness.py`: the largest multiple of the maximal steps at which Theorem 8's bound still holds).
+# layer (`checks/fednmap/tightness.py`: the largest multiple of the maximal steps at which Theorem 8's bound still holds).
 
 # %% [markdown]
 # ## 2. Theorem 8 [verbatim] and its floor [derived]

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # Errata: what the two papers get wrong, leave unstated, or cannot support
 #
-# Every finding below is a claim of status **erratum** in the theory registry (`fedbounds.theory.errata`, listed by
+# Every finding below is a claim of status **erratum** in the theory registry (`fedbounds.theory.<paper>.errata`, listed by
 # `fedbounds.theory.registry.claims_by_status("erratum")`): the printed statement it corrects (`depends_on`), the corrected
 # statement, and its evidence, of four kinds:
 #

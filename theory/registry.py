@@ -1,29 +1,72 @@
-"""The catalogue of claims: both papers and the errata, looked up by id.
+"""The catalogue of the papers and their claims, looked up by id.
+
+One line per paper in :data:`PAPER_PACKAGES`: the package's ``KEY`` and ``PAPER`` name it, its ``claims`` and
+``errata`` modules hold ``CLAIMS``, and importing its ``proofs`` module registers its sympy proof steps.
+:func:`register_paper` adds a package at run time (docs/adding-a-paper.md).
 
 Ids look like ``fednmap.theorem8``, ``fednmap.theorem5.conditions``, ``ds.lemma5_2``, ``erratum.<name>``.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import importlib
+from types import ModuleType
 
 from fedbounds.theory.core.claims import PAPERS, Claim, Status
 
-__all__ = ["all_claims", "claims_by_paper", "claims_by_status", "get_claim"]
+__all__ = ["PAPER_PACKAGES", "all_claims", "claims_by_paper", "claims_by_status", "get_claim", "load_papers", "register_paper"]
+
+#: the papers, one package each, in catalogue order
+PAPER_PACKAGES: list[str] = [
+    "fedbounds.theory.fednmap",
+    "fedbounds.theory.ds_fedproxgrad",
+]
+
+_loaded: dict[str, ModuleType] = {}
+_catalogue_cache: list[tuple[Claim, ...]] = []
 
 
-@lru_cache(maxsize=1)
+def _optional(package: str, module: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"{package}.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{package}.{module}":
+            raise
+        return None
+
+
+def load_papers() -> dict[str, ModuleType]:
+    """Import every registered paper package (its key and name go into ``PAPERS``) and its proof steps."""
+    for package in PAPER_PACKAGES:
+        if package in _loaded:
+            continue
+        module = importlib.import_module(package)
+        PAPERS[module.KEY] = module.PAPER
+        _loaded[package] = module
+        _optional(package, "proofs")
+    return dict(_loaded)
+
+
+def register_paper(package: str) -> None:
+    """Add a paper package (``KEY``, ``PAPER``, ``claims.CLAIMS``; optional ``errata`` and ``proofs``)."""
+    if package not in PAPER_PACKAGES:
+        PAPER_PACKAGES.append(package)
+        _catalogue_cache.clear()
+    load_papers()
+
+
 def _catalogue() -> tuple[Claim, ...]:
-    from fedbounds.theory import errata
-    from fedbounds.theory.ds_fedproxgrad import claims as ds_fedproxgrad
-    from fedbounds.theory.fednmap import claims as fednmap
-
-    claims = (*fednmap.CLAIMS, *ds_fedproxgrad.CLAIMS, *errata.CLAIMS)
+    if _catalogue_cache:
+        return _catalogue_cache[0]
+    load_papers()
+    modules = [_optional(pkg, name) for name in ("claims", "errata") for pkg in PAPER_PACKAGES]
+    claims = tuple(c for mod in modules if mod is not None for c in mod.CLAIMS)
     seen: set[str] = set()
     for claim in claims:
         if claim.id in seen:
             raise RuntimeError(f"duplicate claim id {claim.id}")
         seen.add(claim.id)
+    _catalogue_cache.append(claims)
     return claims
 
 
@@ -42,6 +85,7 @@ def get_claim(claim_id: str) -> Claim:
 
 def claims_by_paper(paper: str) -> list[Claim]:
     """The claims of one paper (``fednmap`` or ``ds``, or the paper's full name), errata included."""
+    load_papers()
     full = PAPERS.get(paper, paper)
     if full not in PAPERS.values():
         raise ValueError(f"unknown paper {paper!r}; use one of {', '.join(PAPERS)}")

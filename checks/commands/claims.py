@@ -78,7 +78,7 @@ def _full(c: Claim) -> str:
         lines.append(f"  unknowns:   {', '.join(s.name for s in c.unknowns)}")
     lines.append(f"  depends on: {', '.join(c.depends_on) or '-'}")
     if c.proof:
-        lines.append(f"  proof:      {', '.join('fedbounds.theory.core.proofs.' + p for p in c.proof)}")
+        lines.append(f"  proof:      {', '.join(c.proof)}")
     if c.evidence:
         lines.append(f"  evidence:   [{', '.join(c.evidence_kinds)}] {c.evidence}")
     lines.append(f"  latex:      {c.latex()}")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+from fedbounds.checks.core.cache import cached
 from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.fednmap.common import cached
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 

@@ -16,11 +16,11 @@ number keeps the number of rounds affordable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from fedbounds.checks.core.cache import cached, clear_cache  # noqa: F401 (re-exported for the paper's checks)
 from fedbounds.checks.core.formulas import evaluate
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
@@ -136,15 +136,3 @@ def checkpoints(T: int, k: int = 40) -> np.ndarray:
     return pts[pts <= T]
 
 
-_CACHE: dict[tuple, object] = {}
-
-
-def cached(key: tuple, make: Callable[[], object]) -> object:
-    """Memoise an expensive run within the process (checks of one suite share trajectories)."""
-    if key not in _CACHE:
-        _CACHE[key] = make()
-    return _CACHE[key]
-
-
-def clear_cache() -> None:
-    _CACHE.clear()

@@ -7,7 +7,9 @@ import json
 import pytest
 import sympy as sp
 from fedbounds.theory import registry
-from fedbounds.theory.core.claims import DS_FEDPROXGRAD, EVIDENCE_KINDS, FEDNMAP, Claim, Provenance, Status
+from fedbounds.theory.core.claims import EVIDENCE_KINDS, Claim, Provenance, Status
+from fedbounds.theory.ds_fedproxgrad import PAPER as DS_FEDPROXGRAD
+from fedbounds.theory.fednmap import PAPER as FEDNMAP
 
 #: ids other streams use (contracts.md) and ids the brief names
 CONTRACT_IDS = [

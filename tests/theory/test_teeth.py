@@ -43,8 +43,8 @@ TEETH = [
 
 @pytest.mark.parametrize(("name", "kwargs", "why"), TEETH, ids=[f"{t[0]}:{t[2]}" for t in TEETH])
 def test_perturbed_step_fails(name: str, kwargs: dict, why: str) -> None:
-    assert proofs.STEPS[name]().proved, f"{name} must hold with the paper's constants"
-    result = proofs.STEPS[name](**kwargs)
+    assert proofs.steps()[name]().proved, f"{name} must hold with the paper's constants"
+    result = proofs.steps()[name](**kwargs)
     assert not result.proved, f"{why}: still proved"
     witness = proofs.counterexample(result)
     assert witness is not None, f"{why}: no admissible counterexample found"

@@ -20,11 +20,9 @@ from enum import StrEnum
 
 import sympy as sp
 
-FEDNMAP = "FedNMap (Huang, Pu, Johansson), arXiv 2602.03357"
-DS_FEDPROXGRAD = "DS FedProxGrad (Arif), arXiv 2512.08671"
-
-#: short paper keys (the ``--paper`` option of ``fedbounds claims``) -> paper
-PAPERS: dict[str, str] = {"fednmap": FEDNMAP, "ds": DS_FEDPROXGRAD}
+#: short paper keys (the ``--paper`` option of ``fedbounds claims``) -> paper; filled from each paper package's
+#: ``KEY`` and ``PAPER`` by :func:`fedbounds.theory.registry.load_papers`
+PAPERS: dict[str, str] = {}
 
 EVIDENCE_KINDS = ("sympy", "counterexample", "numeric", "textual")
 
@@ -58,7 +56,10 @@ class Provenance:
 
     @property
     def paper_key(self) -> str:
-        """``fednmap`` or ``ds``."""
+        """``fednmap`` or ``ds`` (the paper's registered key)."""
+        from fedbounds.theory.registry import load_papers
+
+        load_papers()
         for key, paper in PAPERS.items():
             if paper == self.paper:
                 return key

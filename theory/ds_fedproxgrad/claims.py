@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import sympy as sp
-from fedbounds.theory.core.claims import DS_FEDPROXGRAD, Claim, Provenance, Status
+from fedbounds.theory.core.claims import Claim, Provenance, Status
 from fedbounds.theory.core.symbols import (
     L_F,
     B,
@@ -32,6 +32,7 @@ from fedbounds.theory.core.symbols import (
     rho_f,
     sigma2,
 )
+from fedbounds.theory.ds_fedproxgrad import PAPER as DS_FEDPROXGRAD
 from fedbounds.theory.ds_fedproxgrad import formulas as core
 
 NOTES = "fedproxgrad-notes.md"

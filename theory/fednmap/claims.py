@@ -12,7 +12,7 @@ x_{t+1} = prox_{gamma phi}(z_{t+1}).
 from __future__ import annotations
 
 import sympy as sp
-from fedbounds.theory.core.claims import FEDNMAP, Claim, Provenance, Status
+from fedbounds.theory.core.claims import Claim, Provenance, Status
 from fedbounds.theory.core.symbols import (
     C_0,
     EL_0,
@@ -32,6 +32,7 @@ from fedbounds.theory.core.symbols import (
     rho,
     sigma2,
 )
+from fedbounds.theory.fednmap import PAPER as FEDNMAP
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap.table1 import TABLE1, Table1Entry
 

@@ -1,50 +1,30 @@
-"""Errata: the printed claims that are wrong, unsupported, or need an unstated condition, each with evidence.
-
-Each erratum is a :class:`~fedbounds.theory.core.claims.Claim` with status ``erratum``; ``depends_on`` names the claim it
-corrects, ``evidence_kinds`` says how we know (``sympy``: a step of :mod:`fedbounds.theory.core.proofs`, named in ``proof``;
-``counterexample``: an explicit instance checked with sympy; ``numeric``: a run produced by the checks stream;
-``textual``: a reading of the printed text), and ``conclusion`` is the corrected statement's formula where
-there is one.
+"""DS FedProxGrad's errata (arXiv 2512.08671): printed claims that are wrong or need an unstated condition,
+each with evidence (see docs/provenance.md). ``depends_on`` names the claim corrected; ``proof`` the sympy steps.
 """
 
 from __future__ import annotations
 
 import sympy as sp
-from fedbounds.theory.core.claims import DS_FEDPROXGRAD, FEDNMAP, Claim, Provenance, Status
+from fedbounds.theory.core.claims import Claim, Provenance, Status
 from fedbounds.theory.core.symbols import (
     L_F,
     B,
-    L,
-    Q,
     R,
     c,
     c_gamma,
     eta,
-    eta_hat,
     gamma_r,
-    m,
-    mu,
-    n,
-    rho,
     rho_f,
-    sigma2,
 )
+from fedbounds.theory.ds_fedproxgrad import PAPER as DS_FEDPROXGRAD
 from fedbounds.theory.ds_fedproxgrad import formulas as ds
-from fedbounds.theory.fednmap import formulas as fn
 
-DS_NOTES = "fedproxgrad-notes.md"
-FN_NOTE = "fednmap-reconstruction.md"
+NOTE = "ds-fedproxgrad-notes.md"
 
 
 def _ds(label: str, section: str, equation: str = "") -> Provenance:
-    return Provenance(DS_FEDPROXGRAD, label, f"{DS_NOTES} {section}", "", equation)
+    return Provenance(DS_FEDPROXGRAD, label, f"{NOTE} {section}", "", equation)
 
-
-def _fn(label: str, section: str, equation: str = "") -> Provenance:
-    return Provenance(FEDNMAP, label, f"{FN_NOTE} {section}", "", equation)
-
-
-# ------------------------------------------------------------------------------------------------ DS FedProxGrad
 
 DS_LOWER_BOUND = Claim(
     id="erratum.ds_lower_bound_unstated",
@@ -58,7 +38,7 @@ DS_LOWER_BOUND = Claim(
     depends_on=("ds.theorem5_3",),
     statement="(25) uses F(x^{R+1}) >= F* but no assumption says F* > -inf (nor E F(x^0) < inf). Without it the theorem is false: "
     "N = 1, f_1(x) = -x, r = 0 meets every stated assumption and has ||grad F||^2 = 1 in every round.",
-    evidence="counterexample: fedbounds.theory.core.proofs.ds_unbounded_below (f_1 = -x: smooth, 0-weakly convex, (8) with G = B = 1, exact prox has "
+    evidence="counterexample: proof step ds_unbounded_below (f_1 = -x: smooth, 0-weakly convex, (8) with G = B = 1, exact prox has "
     "gamma_r = 0, ||grad F||^2 = 1 forever); textual: no assumption of Section 4 bounds F below. Fix: add F* > -inf.",
     evidence_kinds=("counterexample", "textual"),
     proof=("ds_unbounded_below",),
@@ -78,9 +58,9 @@ DS_PHI_PREFIX = Claim(
     statement="Lemma 5.2 states Phi_r >= 1/4 for all r and (24) telescopes from r = 0, but the proof only gives Phi_r = 1/4 once "
     "gamma_r <= 1/(sqrt(10) B) (r >= r_0). Before r_0 the coefficient can be positive: L_F = B = 1, eta = 1/6, gamma_r = 1/2 "
     "(allowed: c_gamma = 3) gives +1/48. Fix: state the lemma for r >= r_0 (ds.r0) and telescope from r_0 (the prefix is finite).",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_phi_prefix (at eta = 1/(6 L_F) the coefficient plus eta/4 is (5/4) eta (C_e gamma^2 - 1/5), "
-    ">= 0 above the threshold) and fedbounds.theory.core.proofs.ds_absorption (the threshold is sharp); counterexample: L_F = B = 1, eta = 1/6, "
-    "gamma_r = 1/2 <= c_gamma eta with c_gamma = 3 gives coefficient (20) = +1/48 (exact, in fedbounds.theory.core.proofs.ds_phi_prefix).",
+    evidence="sympy: proof step ds_phi_prefix (at eta = 1/(6 L_F) the coefficient plus eta/4 is (5/4) eta (C_e gamma^2 - 1/5), "
+    ">= 0 above the threshold) and proof step ds_absorption (the threshold is sharp); counterexample: L_F = B = 1, eta = 1/6, "
+    "gamma_r = 1/2 <= c_gamma eta with c_gamma = 3 gives coefficient (20) = +1/48 (exact, in proof step ds_phi_prefix).",
     evidence_kinds=("sympy", "counterexample"),
     proof=("ds_phi_prefix", "ds_absorption"),
     extra={"r0_power": ds.r0_power, "threshold": ds.absorption_gamma_max},
@@ -98,7 +78,7 @@ DS_WEAK_CONVEXITY = Claim(
     depends_on=("ds.assumption.weak_convexity", "ds.assumption.strong_convexity"),
     statement="every L_f-smooth f_i is L_f-weakly convex, so rho <= L_f <= L_F and eta <= 1/(6 L_F) already gives eta <= 1/(2 rho); "
     "the paper's own remark says weak convexity does not appear in Lemmas 5.1-5.2; the analysis constrains only the solver output (10)",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_weak_convexity_implied ((f + L_f w^2/2)'' >= 0; 1/(2 rho) - 1/(6 L_F) >= 0 for rho <= L_F); "
+    evidence="sympy: proof step ds_weak_convexity_implied ((f + L_f w^2/2)'' >= 0; 1/(2 rho) - 1/(6 L_F) >= 0 for rho <= L_F); "
     "textual: Remark 'On weak convexity'.",
     evidence_kinds=("sympy", "textual"),
     proof=("ds_weak_convexity_implied",),
@@ -116,7 +96,7 @@ DS_MU_R = Claim(
     relation="==",
     depends_on=("ds.assumption.strong_convexity",),
     statement="A4(ii) says h_i(.; x^r) is mu_r-strongly convex without giving mu_r; it is 1/eta_r - rho >= 1/(2 eta_r)",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_mu_r; textual: mu_r appears nowhere else.",
+    evidence="sympy: proof step ds_mu_r; textual: mu_r appears nowhere else.",
     evidence_kinds=("sympy", "textual"),
     proof=("ds_mu_r",),
 )
@@ -133,7 +113,7 @@ DS_SCHEDULE_AT_ZERO = Claim(
     hypotheses=(sp.Le(c, ds.eta_max_smooth, evaluate=False),),
     depends_on=("ds.corollary_i",),
     statement="the sums start at r = 0, where c/r^alpha is infinite; use eta_r = c/(r+1)^alpha, with c <= 1/(6 L_F) for A4(iv)",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_schedule_at_zero ((c/r^alpha) at r = 0 is zoo; c/(r+1)^alpha is c).",
+    evidence="sympy: proof step ds_schedule_at_zero ((c/r^alpha) at r = 0 is zoo; c/(r+1)^alpha is c).",
     evidence_kinds=("sympy",),
     proof=("ds_schedule_at_zero",),
 )
@@ -152,7 +132,7 @@ DS_INEXACTNESS = Claim(
     "satisfies (10) "
     "only with gamma = L_f eta/(1 - L_f eta) (<= (6/5) L_f eta), attained by f_i = -L_f w^2/2, while one local gradient step "
     "has gamma = 0. The analysis treats FedProx as a perturbed gradient method; (10) is met by exact solves iff c_gamma >= (6/5) L_f",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_exact_prox_gamma (the bound, (6/5) L_f eta under L_f eta <= 1/6, tight example).",
+    evidence="sympy: proof step ds_exact_prox_gamma (the bound, (6/5) L_f eta under L_f eta <= 1/6, tight example).",
     evidence_kinds=("sympy",),
     proof=("ds_exact_prox_gamma",),
 )
@@ -169,7 +149,7 @@ DS_INEXACTNESS_RELATIVE = Claim(
     depends_on=("ds.assumption.inexactness",),
     statement="a stochastic local solver cannot satisfy (10) near stationary points of f_i; the proof only uses E[||e_{f,i}||^2 | x^r], "
     "so E||e_{f,i}||^2 <= gamma_r^2 ||grad f_i||^2 + delta_r^2 with sum eta_r delta_r^2 < inf would suffice",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_inexactness_relative; textual: (10) is used only through Lemma 5.1, squared.",
+    evidence="sympy: proof step ds_inexactness_relative; textual: (10) is used only through Lemma 5.1, squared.",
     evidence_kinds=("sympy", "textual"),
     proof=("ds_inexactness_relative",),
 )
@@ -187,7 +167,7 @@ CONSTANT_GAMMA_FLOOR = Claim(
     statement="the proof needs only sum_r eta_r gamma_r^2 < inf and eventual absorption (gamma_r <= 1/(sqrt(10) B)): "
     "gamma_r = c sqrt(eta_r) "
     "also gives Xi_r = O(eta_r^2); a constant gamma leaves the floor 5 C_e K_e^2 gamma^2 = gamma^2 (5 G^2 + 10 B^2 lambda^2 G_r^2)",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_gamma_relaxed (Xi/eta^2 bounded for gamma = c sqrt(eta); Xi/eta -> C_e K_e^2 gamma^2 for constant "
+    evidence="sympy: proof step ds_gamma_relaxed (Xi/eta^2 bounded for gamma = c sqrt(eta); Xi/eta -> C_e K_e^2 gamma^2 for constant "
     "gamma; the floor as the R -> inf, eta -> 0 limit of the constant-step bound); numeric: see checks claim erratum.constant_gamma_floor "
     "(injected constant gamma plateaus, gamma = c sqrt(eta) converges).",
     evidence_kinds=("sympy", "numeric"),
@@ -207,7 +187,7 @@ DS_LOOSE_19 = Claim(
     depends_on=("ds.coefficient20", "ds.lemma5_2"),
     statement="E||x^{r+1} - x^r||^2 = eta^2 ||-g + e_f||^2 + eta^2 E||e^stoch||^2 <= 2 eta^2 (||g||^2 + ||e_f||^2) + eta^2 sigma^2; "
     "then Phi_r -> 7/12 as gamma -> 0 at eta = 1/(6 L_F) (1/2 with (19), 1/4 as stated). Constants change, conclusions do not",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_quadratic_term (exact expectation) and fedbounds.theory.core.proofs.ds_tight_19 (coefficients, tight <= printed, "
+    evidence="sympy: proof step ds_quadratic_term (exact expectation) and proof step ds_tight_19 (coefficients, tight <= printed, "
     "Phi limits 7/12 and 1/2).",
     evidence_kinds=("sympy",),
     proof=("ds_quadratic_term", "ds_tight_19"),
@@ -225,7 +205,7 @@ DS_COROLLARY_II_HORIZON = Claim(
     depends_on=("ds.corollary_ii.rate",),
     statement="eta = c/sqrt(R) meets A4(iv) only for R >= 36 L_F^2 c^2, and gamma = c_gamma eta is absorbed in every round only for "
     "R >= 10 B^2 c_gamma^2 c^2; the O(1/sqrt(R)) holds from R >= max of the two (with a constant step there is no prefix to absorb)",
-    evidence="sympy: fedbounds.theory.core.proofs.ds_corollary_ii (both thresholds, the explicit bound and its sqrt(R) limit).",
+    evidence="sympy: proof step ds_corollary_ii (both thresholds, the explicit bound and its sqrt(R) limit).",
     evidence_kinds=("sympy",),
     proof=("ds_corollary_ii",),
     extra={"eta": c / sp.sqrt(R), "gamma": c_gamma * c / sp.sqrt(R), "B": B},
@@ -240,102 +220,13 @@ DS_LEMMA_A1 = Claim(
     conclusion=None,
     depends_on=("ds.lemma_a1",),
     statement="(27) bounds the local movement ||y_i - x||, not the iterates, and no step of Lemmas 5.1-5.2 or Theorem 5.3 cites it "
-    "(the lemma itself is correct: fedbounds.theory.core.proofs.ds_lemmaA1)",
-    evidence="textual: Sections 5.1-5.3 never cite Lemma A.1; sympy: fedbounds.theory.core.proofs.ds_lemmaA1 (the lemma holds).",
+    "(the lemma itself is correct: proof step ds_lemmaA1)",
+    evidence="textual: Sections 5.1-5.3 never cite Lemma A.1; sympy: proof step ds_lemmaA1 (the lemma holds).",
     evidence_kinds=("textual", "sympy"),
     proof=("ds_lemmaA1",),
 )
 
-# ------------------------------------------------------------------------------------------------ FedNMap
 
-FN_DELTA_F = Claim(
-    id="erratum.fednmap_delta_f",
-    title="Delta_f = f(x_0) - f* where psi(x_0) - psi* is meant",
-    provenance=_fn("Section 1.2 / Theorem 5 complexity", "§4, §8 item 1"),
-    status=Status.ERRATUM,
-    quantity="Delta",
-    quantity_latex=r"\Delta",
-    conclusion=sp.Symbol("psi(x_0) - psi*", nonnegative=True),
-    relation="==",
-    depends_on=("fednmap.theorem5.complexity",),
-    statement="for a composite objective the initial gap is psi(x_0) - psi* (Theorem 8 uses E[L_0]); f* is never defined. With f* = inf f "
-    "the printed complexity can be 0 at a non-stationary x_0: n = 1, f = x^2/2, phi = |x - 1|, x_0 = 0 gives Delta_f = 0 and "
-    "||grad f(x_0)||^2 = 0 while psi(x_0) - psi* = 1/2 and F_nat(x_0) = -gamma",
-    evidence="counterexample: fedbounds.theory.core.proofs.fednmap_delta_f (the printed complexity evaluates to 0; psi(x_0) - psi* = 1/2; "
-    "F_nat(x_0) = -gamma); textual: f* undefined.",
-    evidence_kinds=("counterexample", "textual"),
-    proof=("fednmap_delta_f",),
-)
-
-FN_NONCONVEX_L = Claim(
-    id="erratum.fednmap_complexity_rho",
-    title="The nonconvex complexity shows L where the conditions give L + rho",
-    provenance=_fn("Section 1.2 / Theorem 5 complexity", "§8 item 6"),
-    status=Status.ERRATUM,
-    quantity="1/eta_hat_max at gamma = 1/(5(rho + L))",
-    quantity_latex=r"1/\hat\eta_{\max}",
-    conclusion=500 * m * (rho + L),
-    relation=">=",
-    depends_on=("fednmap.theorem5.complexity",),
-    statement="Theorem 5's conditions force 1/eta_hat >= 100 m sqrt(L^2 + 1/gamma^2)/(1 - gamma rho) >= 500 m (rho + L), so the "
-    "round count grows with rho at fixed L; the printed O(L Delta_f sigma^2/(n Q eps^4) + L Delta_f/eps^2 + ...) has no rho "
-    "(the PL complexity has L + rho). Probably an O-simplification",
-    evidence="sympy: fedbounds.theory.core.proofs.fednmap_rho_in_complexity; textual: compare the PL complexity's (L + rho).",
-    evidence_kinds=("sympy", "textual"),
-    proof=("fednmap_rho_in_complexity",),
-)
-
-FN_PL_COMPLEXITY = Claim(
-    id="erratum.fednmap_pl_complexity",
-    title="The PL complexity's second term has no visible derivation",
-    provenance=_fn("Section 1.2 / Theorem 8 complexity", "§4 (PL complexity), §8 item 5"),
-    status=Status.ERRATUM,
-    quantity="rounds T with E[psi(x_T)] - psi* <= eps",
-    conclusion=fn.theorem8_complexity_derived,
-    relation="O~",
-    depends_on=("fednmap.theorem8.complexity", "fednmap.theorem8.complexity_derived"),
-    statement="from Theorem 8's bound with m = m_max(eta_hat) and eta_s free, T = O~((1 + gamma mu C_0)/mu * max(S sigma^2/((1-gamma rho) "
-    "n Q mu eps), S/(1-gamma rho))): eps powers -1 and 0, no eps^(-1/2) term. Tying eta_s = 1 makes the drift term give an "
-    "eps^(-1/2) term, but proportional to Q^(-1/2) (and mu^(-3/2)); the printed sqrt(L^2 sigma^2/(eps mu (L+rho+mu)^2)) is Q-free, "
-    "which the eta_a^2 Q scaling of Theorem 8's drift term cannot produce",
-    evidence="sympy: fedbounds.theory.core.proofs.fednmap_pl_complexity (eps- and Q-exponents of each branch of the derived complexity and of the "
-    "printed term).",
-    evidence_kinds=("sympy",),
-    proof=("fednmap_pl_complexity",),
-    extra={"printed": fn.theorem8_complexity, "drift_term_eta_s1": fn.theorem8_complexity_drift_term_eta_s1},
-)
-
-FN_M_COUPLING = Claim(
-    id="erratum.fednmap_theorem8_m_coupling",
-    title="Theorem 8's variance term has no step size: the speedup needs m tied to eta_hat",
-    provenance=_fn("Theorem 8", "§8 item 4"),
-    status=Status.ERRATUM,
-    quantity="Theorem 8 floor at m = 1, eta_a -> 0",
-    conclusion=36 * sigma2 / (n * mu * Q),
-    relation="==",
-    depends_on=("fednmap.theorem8",),
-    statement="m = 1 is admissible for every eta_hat <= (1 - gamma rho)/(100 S), and then the floor 36 sigma^2/(n mu Q) does not shrink "
-    "with the step; the statement needs m = m_max(eta_hat) (variance term O(eta_hat)) to give the linear speedup it claims",
-    evidence="sympy: fedbounds.theory.core.proofs.fednmap_m_coupling and fedbounds.theory.core.proofs.fednmap_floor_coupled.",
-    evidence_kinds=("sympy",),
-    proof=("fednmap_m_coupling", "fednmap_floor_coupled"),
-    extra={"m_max": fn.m_max, "eta_hat": eta_hat},
-)
-
-FN_SUM_INDEX = Claim(
-    id="erratum.fednmap_sum_index",
-    title="Section 2.1 reuses i as the summation index inside client i's expression",
-    provenance=_fn("Section 2.1", "§2.1, §8 item 2"),
-    status=Status.ERRATUM,
-    quantity="y_{i,t+1}",
-    conclusion=None,
-    depends_on=("fednmap.compact_form",),
-    statement="(1/n) sum_{i=1}^n y_{i,t} should read (1/n) sum_{j=1}^n y_{j,t} (the c_{i,t} definition uses j); with that reading the "
-    "identity holds exactly",
-    evidence="textual: the display; sympy: fedbounds.theory.core.proofs.fednmap_compact_form checks the corrected identity on a symbolic run.",
-    evidence_kinds=("textual", "sympy"),
-    proof=("fednmap_compact_form",),
-)
 
 CLAIMS: tuple[Claim, ...] = (
     DS_LOWER_BOUND,
@@ -349,9 +240,4 @@ CLAIMS: tuple[Claim, ...] = (
     DS_LOOSE_19,
     DS_COROLLARY_II_HORIZON,
     DS_LEMMA_A1,
-    FN_DELTA_F,
-    FN_NONCONVEX_L,
-    FN_PL_COMPLEXITY,
-    FN_M_COUPLING,
-    FN_SUM_INDEX,
 )

@@ -1,0 +1,51 @@
+"""Tightness of the step-size conditions: the largest step at which a claim still held on an instance against
+the largest the theorem allows, found by a doubling search (the paper's 1/100 factors make the ratio large).
+
+* ``ds.assumption.small_step`` (A4(iv), eta_r <= 1/(6 L_F) [A]): Lemma 5.2's per-round inequality from r_0 on,
+  deterministic (exact local gradient steps, gamma_r = 0, so Xi_r = 0 and any gain from a larger step could
+  only come from the descent itself), doubling c in eta_r = c/(r+1)^0.6.
+
+Verdict: the claim at the largest allowed step (factor 1), which must hold; negative control: the first
+factor at which it failed (must be violated; a search that never fails within the cap leaves the control
+inconclusive and says so). Tightness: largest factor that held (the ratio to the theorem's maximum).
+"""
+
+
+from __future__ import annotations
+
+from fedbounds.checks.core.search import doubling_search, record_search
+from fedbounds.checks.core.verdict import Verdict
+from fedbounds.checks.ds_fedproxgrad.checks import _eta_max, lemma5_2_verdict
+from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance
+from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+
+
+def _lemma52_at(ctx: CheckContext, factor: float, T: int) -> Verdict:
+    problem = fairness_instance(ctx.seed)
+    inject = {"kind": "inject", "gamma": {"kind": "proportional", "c_gamma": 0.0}, "direction": "uphill"}
+    params = {"schedule": {"kind": "power", "c": factor * _eta_max(problem), "alpha": 0.6}, "solver": inject,
+              "estimator": {"kind": "gaussian", "sigma2": 0.0}}
+    rec = ds_record(problem, params, rounds=T, replicas=1, seed=ctx.seed, B=float(problem.constants["B"].value))
+    name = f"fairness, sigma^2 = 0, gamma = 0, c = {factor:g}/(6 L_F)"
+    if rec.diverged and rec.rounds < 2:
+        return Verdict("ds.assumption.small_step", name, float("inf"), float("nan"), float("inf"), float("inf"), "violated", 0.0, True,
+                       {"diverged": rec.diverged})
+    v, _ = lemma5_2_verdict("ds.assumption.small_step", name, problem, rec, sigma2=0.0, level=ctx.profile.level, exact=True,
+                            rounds=slice(0, rec.rounds) if factor > 1 else None, extra={"factor": factor})
+    return v
+
+
+@register("ds.assumption.small_step", title="A4(iv) eta_r <= 1/(6 L_F): largest step at which Lemma 5.2 still held vs allowed",
+          label="Assumption 4(iv)", status="verbatim", family="ds")
+def check_ds_small_step(ctx: CheckContext) -> CheckResult:
+    """Doubling search on c in eta_r = c/(r+1)^0.6 from c = 1/(6 L_F) (see the module docstring). Past the
+    condition every round is checked (r_0 is a notion of the proof under the condition)."""
+    T = ctx.profile.rounds(int(ctx.profile.get("ds.assumption.small_step", "T", 150)))
+    res = CheckResult("ds.assumption.small_step")
+    plot = Plot("small_step", "Lemma 5.2 slack (Phi*/Phi) as eta is doubled past 1/(6 L_F)", "factor over 1/(6 L_F)", "slack", logx=True)
+    ctx.tick("doubling eta")
+    tried, largest = doubling_search(lambda f: _lemma52_at(ctx, f, T), max_doublings=8)
+    record_search(res, tried, largest, "eta", plot)
+    plot.curves.append(Curve("slack 1", [1, 2**8], [1.0, 1.0], role="bound"))
+    res.plots.append(plot)
+    return res

@@ -1,0 +1,449 @@
+"""DS FedProxGrad's proof steps (arXiv 2512.08671), each decided by sympy; registered in
+:func:`fedbounds.theory.core.proofs.steps` under their function names, which the claims cite.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from fedbounds.theory.core.proofs import (
+    FIVE_QUARTERS,
+    QUARTER,
+    SIX_FIFTHS,
+    SQRT10,
+    Part,
+    _dot,
+    _expect,
+    _nonneg,
+    _psd,
+    _slack,
+    _step,
+    _true,
+    _unit,
+    _vec,
+    _zero,
+)
+from fedbounds.theory.core.symbols import (
+    L_F,
+    B,
+    Delta_0,
+    G,
+    G_r,
+    L_f,
+    R,
+    alpha,
+    c,
+    c_gamma,
+    ef2,
+    eta,
+    g2,
+    gamma_r,
+    gradf2,
+    lam,
+    r,
+    rho_f,
+    sigma2,
+)
+from fedbounds.theory.ds_fedproxgrad import formulas as ds
+
+
+# shorthand: 0 < eta <= 1/(six L_F) as eta = t/(six L_F), t in (0, 1]
+def _eta_admissible(six: sp.Expr = 6, name: str = "s_eta") -> tuple[sp.Expr, sp.Symbol]:
+    t, s = _unit(name)
+    return t / (six * L_F), s
+
+
+# ---------------------------------------------------------------------------------------------------------
+# DS FedProxGrad (arXiv 2512.08671)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@_step("DS FedProxGrad eq. (7)")
+def ds_eq7(N: int = 3, p: int = 2) -> tuple[Part, ...]:
+    """(5) with (6) is a perturbed gradient step: x^{r+1} - x^r = -eta grad F + eta e_f + eta e_stoch (exact)."""
+    x, gr, es = _vec("x", p), _vec("gr", p), _vec("es", p)
+    grads = [_vec(f"gf{i}", p) for i in range(N)]
+    errs = [_vec(f"e{i}", p) for i in range(N)]
+    ys = [x + eta * (-g_ + e_) for g_, e_ in zip(grads, errs)]  # (6) solved for y_i
+    ybar = sum(ys, sp.zeros(p, 1)) / N  # (4)
+    x_new = ybar - eta * lam * gr + eta * es  # (5)
+    grad_F = sum(grads, sp.zeros(p, 1)) / N + lam * gr
+    e_f = sum(errs, sp.zeros(p, 1)) / N
+    diff = (x_new - x) - (-eta * grad_F + eta * e_f + eta * es)
+    return tuple(_zero(f"component {k}", diff[k]) for k in range(p))
+
+
+@_step("DS FedProxGrad eq. (12), Jensen")
+def ds_jensen(N: int = 3, p: int = 2) -> tuple[Part, ...]:
+    """||(1/N) sum e_i||^2 <= (1/N) sum ||e_i||^2: the gap equals (1/N) sum ||e_i - ebar||^2 >= 0."""
+    errs = [_vec(f"e{i}", p) for i in range(N)]
+    ebar = sum(errs, sp.zeros(p, 1)) / N
+    gap = sum(_dot(e_, e_) for e_ in errs) / N - _dot(ebar, ebar)
+    spread = sum(_dot(e_ - ebar, e_ - ebar) for e_ in errs) / N
+    variables = tuple(s for e_ in errs for s in e_)
+    return (_zero("gap = spread", gap - spread), _psd("spread >= 0", gap, variables))
+
+
+@_step("DS FedProxGrad Lemma 5.1, eq. (11)")
+def ds_lemma5_1(N: int = 3) -> tuple[Part, ...]:
+    """Jensen, then (10) termwise, then (8): ||e_f||^2 <= gamma^2 (G^2 + B^2 ||grad f||^2)."""
+    a = [sp.Symbol(f"a{i}", nonnegative=True) for i in range(N)]  # ||grad f_i||^2
+    u = [_unit(f"u{i}")[0] for i in range(N)]  # ||e_i|| = gamma ||grad f_i|| u_i, u_i in (0, 1]
+    e2 = [gamma_r**2 * a_ * u_**2 for a_, u_ in zip(a, u)]
+    termwise = sum(gamma_r**2 * a_ - e2_ for a_, e2_ in zip(a, e2)) / N
+    slack = _slack("w8")  # (8): (1/N) sum a_i = G^2 + B^2 ||grad f||^2 - slack
+    mean_a = G**2 + B**2 * gradf2 - slack
+    final = ds.lemma5_1_bound - gamma_r**2 * mean_a
+    return (_nonneg("(10) termwise", termwise), _nonneg("(8) times gamma^2", final))
+
+
+@_step("DS FedProxGrad eq. (13)")
+def ds_eq13(two: sp.Expr = 2) -> tuple[Part, ...]:
+    """||grad f|| <= ||grad F|| + lambda G_r, then (a + b)^2 <= 2 a^2 + 2 b^2."""
+    u, v = _vec("u", 2), _vec("v", 2)  # grad F and -lambda grad r, so grad f = u + v
+    nu, nv = sp.sqrt(_dot(u, u)), sp.sqrt(_dot(v, v))
+    gap = (nu + nv) ** 2 - _dot(u + v, u + v) - 2 * (nu * nv - _dot(u, v))
+    parts = [_zero("triangle: (|u| + |v|)^2 - |u + v|^2 = 2 (|u||v| - <u, v>)", gap)]
+    parts.append(_zero("... and |u|^2 |v|^2 - <u, v>^2 is a square (so |u||v| >= <u, v>)",
+                       _dot(u, u) * _dot(v, v) - _dot(u, v) ** 2 - (u[0] * v[1] - u[1] * v[0]) ** 2))
+    w = _slack("w_r")  # lambda ||grad r|| = lambda G_r - w (A3)
+    parts.append(_nonneg("A3: lambda ||grad r|| <= lambda G_r", lam * G_r - (lam * G_r - w)))
+    a, b = sp.Symbol("a", real=True), sp.Symbol("b", real=True)  # ||grad F||, lambda G_r
+    parts.append(_psd("(a+b)^2 <= 2a^2+2b^2", two * a**2 + two * b**2 - (a + b) ** 2, (a, b)))
+    parts.append(_zero("matches (13)", ds.eq13_bound - (two * g2 + two * lam**2 * G_r**2)))
+    return tuple(parts)
+
+
+@_step("DS FedProxGrad eq. (16), exactness of C_e and K_e^2")
+def ds_eq16(C_e: sp.Expr = ds.C_e, K_e2: sp.Expr = ds.K_e2) -> tuple[Part, ...]:
+    """gamma^2 (G^2 + B^2 (2||g||^2 + 2 lambda^2 G_r^2)) == C_e gamma^2 (||g||^2 + K_e^2) exactly."""
+    lhs = gamma_r**2 * (G**2 + B**2 * (2 * g2 + 2 * lam**2 * G_r**2))
+    return (_zero("(16) is an identity", lhs - C_e * gamma_r**2 * (g2 + K_e2)),)
+
+
+@_step("DS FedProxGrad eq. (16), as an inequality")
+def ds_eq16_bound(C_e: sp.Expr = ds.C_e, K_e2: sp.Expr = ds.K_e2) -> tuple[Part, ...]:
+    """Lemma 5.1 with (13): ||e_f||^2 <= gamma^2 (G^2 + B^2 ||grad f||^2) <= C_e gamma^2 (||g||^2 + K_e^2)."""
+    w = _slack("w13")  # (13): ||grad f||^2 = 2||g||^2 + 2 lambda^2 G_r^2 - w
+    lemma = ds.lemma5_1_bound.subs(gradf2, ds.eq13_bound - w)
+    return (_nonneg("(11) + (13) <= (16)", C_e * gamma_r**2 * (g2 + K_e2) - lemma),)
+
+
+@_step("DS FedProxGrad eq. (17)")
+def ds_linear_term(p: int = 2) -> tuple[Part, ...]:
+    """E<g, -eta g + eta e_f + eta e_stoch> = -eta ||g||^2 + eta <g, e_f> (E[e_stoch | x] = 0)."""
+    g_, ef, es = _vec("g", p), _vec("ef", p), _vec("es", p)
+    cov = sp.Matrix(p, p, lambda i, j: sp.Symbol(f"S_{min(i, j)}{max(i, j)}", real=True))
+    lhs = _expect(_dot(g_, -eta * g_ + eta * ef + eta * es), es, cov)
+    return (_zero("linear term", lhs - (-eta * _dot(g_, g_) + eta * _dot(g_, ef))),)
+
+
+@_step("Cauchy-Schwarz (Lagrange identity)")
+def cauchy_schwarz() -> tuple[Part, ...]:
+    """<g, e>^2 <= ||g||^2 ||e||^2 in R^2: the gap is (g_0 e_1 - g_1 e_0)^2."""
+    g_, e_ = _vec("g", 2), _vec("e", 2)
+    gap = _dot(g_, g_) * _dot(e_, e_) - _dot(g_, e_) ** 2
+    return (_zero("Lagrange identity", gap - (g_[0] * e_[1] - g_[1] * e_[0]) ** 2),)
+
+
+@_step("DS FedProxGrad eq. (18), Young with eps = 1/2")
+def ds_young(quarter: sp.Expr = QUARTER, b_coef: sp.Expr = 1) -> tuple[Part, ...]:
+    """<g, e_f> <= ||g|| ||e_f|| <= (1/4)||g||^2 + ||e_f||^2 (ab <= (eps/2) a^2 + b^2/(2 eps), eps = 1/2)."""
+    a, b = sp.Symbol("a", real=True), sp.Symbol("b", real=True)
+    return (_psd("a b <= a^2/4 + b^2", quarter * a**2 + b_coef * b**2 - a * b, (a, b)),)
+
+
+@_step("DS FedProxGrad eq. (19)")
+def ds_eq19(three: sp.Expr = 3, p: int = 2) -> tuple[Part, ...]:
+    """||a + b + c||^2 <= 3 (||a||^2 + ||b||^2 + ||c||^2) pointwise, then expectation."""
+    a, b, c_ = _vec("a", p), _vec("b", p), _vec("c", p)
+    s = a + b + c_
+    form = three * (_dot(a, a) + _dot(b, b) + _dot(c_, c_)) - _dot(s, s)
+    return (_psd("3-term inequality", form, (*a, *b, *c_)),)
+
+
+@_step("E||x^{r+1} - x^r||^2 exactly (the cross term with e_stoch vanishes)")
+def ds_quadratic_term(p: int = 2) -> tuple[Part, ...]:
+    """E||-g + e_f + e_stoch||^2 = ||-g + e_f||^2 + E||e_stoch||^2 when e_f is fixed before e_stoch is drawn."""
+    g_, ef, es = _vec("g", p), _vec("ef", p), _vec("es", p)
+    cov = sp.Matrix(p, p, lambda i, j: sp.Symbol(f"S_{min(i, j)}{max(i, j)}", real=True))
+    d = -g_ + ef + es
+    exact = _expect(_dot(d, d), es, cov)
+    return (_zero("expectation", exact - (_dot(-g_ + ef, -g_ + ef) + cov.trace())),)
+
+
+@_step("DS FedProxGrad eq. (20) and (22), from the pieces (15), (17)-(19), (16)")
+def ds_eq20(
+    quarter: sp.Expr = QUARTER,
+    three: sp.Expr = 3,
+    printed_coefficient: sp.Expr = ds.coefficient20,
+    printed_Xi: sp.Expr = ds.Xi,
+) -> tuple[Part, ...]:
+    """Descent lemma + linear term + Young + (19), then (16): the coefficient of ||g||^2 is (20), the rest is (22)."""
+    before16 = -eta * g2 + eta * (quarter * g2 + ef2) + L_F / 2 * three * eta**2 * (g2 + ef2 + sigma2)
+    parts = [_zero("before (16): matches the recorded form", before16 - ds.descent_before_16)]
+    coef_ef = sp.expand(before16).coeff(ef2)
+    parts.append(_nonneg("coefficient of ||e_f||^2 >= 0 (so (16) may be substituted)", coef_ef))
+    after = sp.expand(before16.subs(ef2, ds.C_e * gamma_r**2 * (g2 + ds.K_e2)))
+    parts.append(_zero("coefficient of ||g||^2 is (20)", after.coeff(g2) - printed_coefficient))
+    parts.append(_zero("remainder is (22)", after.subs(g2, 0) - printed_Xi))
+    return tuple(parts)
+
+
+@_step("DS FedProxGrad eq. (21): (3 L_F/2) eta^2 <= eta/4")
+def ds_eq21(six: sp.Expr = 6, quarter: sp.Expr = QUARTER) -> tuple[Part, ...]:
+    """Under eta <= 1/(6 L_F): (3 L_F/2) eta^2 <= eta/4 (with eta = t/(6 L_F): t(1 - t)/(24 L_F) >= 0)."""
+    e, _ = _eta_admissible(six)
+    return (_nonneg("eta/4 - 3 L_F eta^2/2 >= 0", quarter * e - sp.Rational(3, 2) * L_F * e**2),)
+
+
+@_step("DS FedProxGrad eq. (21): absorption threshold gamma_r <= 1/(sqrt(10) B)")
+def ds_absorption(threshold: sp.Expr = ds.absorption_gamma_max, six: sp.Expr = 6) -> tuple[Part, ...]:
+    """Coefficient (20) <= -eta/2 + (5/4) eta C_e gamma^2 (using 3 L_F eta/2 <= 1/4), and that is <= -eta/4 iff
+    C_e gamma^2 <= 1/5, i.e. gamma_r <= 1/(sqrt(10) B); at eta = 1/(6 L_F) the first bound is an equality."""
+    e, _ = _eta_admissible(six)
+    upper = -eta / 2 + sp.Rational(5, 4) * eta * ds.C_e * gamma_r**2
+    parts = [_nonneg("(20) <= -eta/2 + (5/4) eta C_e gamma^2", (upper - ds.coefficient20).subs(eta, e))]
+    parts.append(_zero("equality at eta = 1/(6 L_F)", (upper - ds.coefficient20).subs(eta, 1 / (6 * L_F))))
+    parts.append(_zero("upper + eta/4 = (5/4) eta (C_e gamma^2 - 1/5): <= 0 iff C_e gamma^2 <= 1/5",
+                       upper + eta / 4 - sp.Rational(5, 4) * eta * (ds.C_e * gamma_r**2 - sp.Rational(1, 5))))
+    v, _ = _unit("v_gamma")
+    parts.append(_nonneg("gamma <= threshold => upper <= -eta/4", (-eta / 4 - upper).subs(gamma_r, threshold * v)))
+    solved = sp.solve_univariate_inequality(upper + eta / 4 <= 0, gamma_r, relational=False)  # [-g*, g*]
+    parts.append(_zero("upper <= -eta/4 iff |gamma| <= g*, and g* = threshold", solved.end - threshold))
+    parts.append(_zero("... symmetric, so for gamma >= 0: iff gamma <= threshold", solved.start + solved.end))
+    return tuple(parts)
+
+
+@_step("r_0 in closed form for eta_r = c/(r+1)^alpha, gamma_r = c_gamma eta_r")
+def ds_r0_power(sqrt10: sp.Expr = SQRT10) -> tuple[Part, ...]:
+    """At the real root r* = (c c_gamma sqrt(10) B)^(1/alpha) - 1, c_gamma eta_{r*} equals the threshold; eta_r
+    decreases in r, so every r >= ceil(r*) is absorbed: r_0 = max(0, ceil(r*))."""
+    root = (c * c_gamma * sqrt10 * B) ** (1 / alpha) - 1
+    at_root = c_gamma * ds.schedule_power.subs(r, root) - ds.absorption_gamma_max
+    cg = sp.Symbol("c_gamma_pos", positive=True)
+    at_root = sp.powsimp(sp.expand_power_base(at_root.subs(c_gamma, cg), force=True), force=True)
+    parts = [_zero("c_gamma eta_{r*} = 1/(sqrt(10) B)", at_root)]
+    x = sp.Symbol("x", nonnegative=True)
+    parts.append(_nonneg("eta_r decreasing: -d eta/dr >= 0", -sp.diff(ds.schedule_power.subs(r, x), x)))
+    parts.append(_zero("r0_power = max(0, ceil(r*))", ds.r0_power - sp.Max(0, sp.ceiling(root))))
+    return tuple(parts)
+
+
+@_step("DS FedProxGrad eq. (22): explicit O(eta^2) bound on Xi_r")
+def ds_xi_explicit(five_quarters: sp.Expr = FIVE_QUARTERS, six: sp.Expr = 6) -> tuple[Part, ...]:
+    """C_e K_e^2 = G^2 + 2 B^2 lambda^2 G_r^2; 1 + 3 L_F eta/2 <= 5/4; gamma <= c_gamma eta; hence Xi <= Xi_explicit."""
+    e, _ = _eta_admissible(six)
+    v, _ = _unit("v_gamma")
+    parts = [_zero("C_e K_e^2", ds.C_e * ds.K_e2 - (G**2 + 2 * B**2 * lam**2 * G_r**2))]
+    parts.append(_nonneg("1 + 3 L_F eta/2 <= 5/4", (five_quarters - 1 - sp.Rational(3, 2) * L_F * eta).subs(eta, e)))
+    explicit = five_quarters * c_gamma**2 * (G**2 + 2 * B**2 * lam**2 * G_r**2) * eta**3 + sp.Rational(3, 2) * L_F * sigma2 * eta**2
+    parts.append(_zero("Xi_explicit as recorded", explicit - ds.Xi_explicit))
+    gap = (explicit - ds.Xi).subs(gamma_r, c_gamma * eta * v).subs(eta, e)
+    parts.append(_nonneg("Xi <= Xi_explicit", gap))
+    return tuple(parts)
+
+
+@_step("DS FedProxGrad Lemma 5.2 for r >= r_0")
+def ds_lemma5_2() -> tuple[Part, ...]:
+    """Once coefficient (20) <= -eta/4 (absorbed), the unabsorbed descent bound is <= -(eta/4)||g||^2 + Xi."""
+    w = _slack("w_abs")  # absorbed: coefficient20 = -eta/4 - w
+    unabsorbed = (-eta / 4 - w) * g2 + ds.Xi
+    parts = [_zero("unabsorbed bound is (20)||g||^2 + (22)", ds.descent_unabsorbed_bound - (ds.coefficient20 * g2 + ds.Xi))]
+    parts.append(_nonneg("absorbed: <= -eta Phi ||g||^2 + Xi", ds.lemma5_2_bound - unabsorbed))
+    parts.append(_zero("Phi_r = -(20)/eta", ds.Phi_r + ds.coefficient20 / eta))
+    return tuple(parts)
+
+
+@_step("DS FedProxGrad Lemma A.1, eq. (27)")
+def ds_lemmaA1() -> tuple[Part, ...]:
+    """||(y - x)/eta|| <= ||grad f_i|| + ||e_i|| <= (1 + gamma)||grad f_i||."""
+    a = sp.Symbol("a", nonnegative=True)
+    v, _ = _unit("v_e")
+    return (_nonneg("(1 + gamma) a - (a + gamma a v) >= 0", ds.lemmaA1_factor / eta * a - (a + gamma_r * a * v)),)
+
+
+@_step("Telescoping (24)")
+def ds_telescoping() -> tuple[Part, ...]:
+    """sum_{r<R} (a_{r+1} - a_r) = a_R - a_0 (sympy's Sum, for symbolic R)."""
+    a = sp.Function("a")
+    return (_zero("telescoping", sp.Sum(a(r + 1) - a(r), (r, 0, R - 1)).doit() - (a(R) - a(0))),)
+
+
+@_step("Notes 1.6: constant-step noise-floor bound")
+def ds_constant_step_bound(six: sp.Expr = 6, five: sp.Expr = 5, four: sp.Expr = 4) -> tuple[Part, ...]:
+    """From (eta/4) sum_{r<R} E||g_r||^2 <= Delta_0 + R Xi (telescoping, every round absorbed):
+    (1/R) sum <= 4 Delta_0/(eta R) + 4 Xi/eta <= 4 Delta_0/(eta R) + 6 L_F sigma^2 eta + 5 C_e K_e^2 gamma^2."""
+    e, _ = _eta_admissible()
+    w = _slack("w_tel")  # (eta/4) sum_{r<R} E||g_r||^2 = Delta_0 + R Xi - w
+    avg = (Delta_0 + R * ds.Xi - w) / (eta / 4) / R
+    parts = [_nonneg("average <= 4 Delta_0/(eta R) + 4 Xi/eta", 4 * Delta_0 / (eta * R) + four * ds.Xi / eta - avg)]
+    bound = 4 * Delta_0 / (eta * R) + six * L_F * sigma2 * eta + five * ds.C_e * ds.K_e2 * gamma_r**2
+    gap = bound - 4 * Delta_0 / (eta * R) - four * ds.Xi / eta
+    parts.append(_nonneg("4 Xi/eta <= 6 L_F sigma^2 eta + 5 C_e K_e^2 gamma^2", gap.subs(eta, e)))
+    parts.append(_zero("matches constant_step_bound", bound - ds.constant_step_bound(Delta_0)))
+    return tuple(parts)
+
+
+@_step("Corollary (ii), eq. (26), with every constant")
+def ds_corollary_ii(thirty_six: sp.Expr = 36, ten: sp.Expr = 10) -> tuple[Part, ...]:
+    """eta = c/sqrt(R), gamma = c_gamma eta in the constant-step bound gives corollary_ii_bound = O(1/sqrt(R)),
+    valid once R >= max(36 L_F^2 c^2, 10 B^2 c_gamma^2 c^2) (then eta <= 1/(6 L_F) and C_e gamma^2 <= 1/5)."""
+    e = c / sp.sqrt(R)
+    sub = ds.constant_step_bound(Delta_0, e, c_gamma * e)
+    parts = [_zero("substitution", sub - ds.corollary_ii_bound(Delta_0))]
+    lim = sp.limit(sp.sqrt(R) * ds.corollary_ii_bound(Delta_0), R, sp.oo)
+    parts.append(_zero("sqrt(R) * bound -> 4 Delta_0/c + 6 L_F sigma^2 c", lim - (4 * Delta_0 / c + 6 * L_F * sigma2 * c)))
+    s1, s2 = _slack("s_R1"), _slack("s_R2")
+    R1 = thirty_six * L_F**2 * c**2 * (1 + s1)
+    parts.append(_nonneg("R >= 36 L_F^2 c^2 => eta^2 <= 1/(36 L_F^2)", 1 / (36 * L_F**2) - c**2 / R1))
+    R2 = ten * B**2 * c_gamma**2 * c**2 * (1 + s2)
+    parts.append(_nonneg("R >= 10 B^2 c_gamma^2 c^2 => C_e gamma^2 <= 1/5", sp.Rational(1, 5) - ds.C_e * c_gamma**2 * c**2 / R2))
+    return tuple(parts)
+
+
+@_step("Power schedules: sum of eta_r grows like R^(1 - alpha) (integral comparison)")
+def ds_decaying_rate() -> tuple[Part, ...]:
+    """(r+1)^(-alpha) >= integral_{r+1}^{r+2} x^(-alpha) dx, and the integral from 1 to R+2 is
+    ((R+2)^(1-alpha) - 1)/(1-alpha): so sum_{r<=R} eta_r >= c ((R+2)^(1-alpha) - 1)/(1 - alpha) (alpha < 1)."""
+    x = sp.Symbol("x", positive=True)
+    integral = sp.integrate(x ** (-alpha), (x, 1, R + 2), conds="none")  # alpha != 1
+    parts = [_zero("integral", integral - ((R + 2) ** (1 - alpha) - 1) / (1 - alpha))]
+    y = sp.Symbol("y", positive=True)
+    parts.append(_nonneg("x^(-alpha) decreasing", -sp.diff(y ** (-alpha), y)))
+    return tuple(parts)
+
+
+@_step("Exact prox satisfies (10) with gamma = L_f eta/(1 - L_f eta)")
+def ds_exact_prox_gamma(six_fifths: sp.Expr = SIX_FIFTHS) -> tuple[Part, ...]:
+    """e = grad f_i(x) - grad f_i(y*), ||e|| <= L eta ||grad f_i(y*)|| <= L eta (||grad f_i(x)|| + ||e||), so
+    ||e|| <= L eta/(1 - L eta) ||grad f_i(x)|| <= (6/5) L eta ||grad f_i(x)|| once L eta <= 1/6; the bound is
+    attained by f_i(w) = -L w^2/2."""
+    a = sp.Symbol("a", nonnegative=True)  # ||grad f_i(x)||
+    t, _ = _unit("s_Leta")
+    Leta = t / 6  # L_f eta <= L_F eta <= 1/6
+    w = _slack("w_e")
+    b = (Leta * a - w) / (1 - Leta)  # from b (1 - L eta) = L eta a - w
+    parts = [_nonneg("||e|| <= L eta/(1 - L eta) ||grad f_i(x)||", Leta * a / (1 - Leta) - b)]
+    parts.append(_nonneg("L eta/(1 - L eta) <= (6/5) L eta", six_fifths * Leta - Leta / (1 - Leta)))
+    xx = sp.Symbol("x0", real=True)
+    fprime = sp.Lambda(xx, -L_f * xx)  # f = -L w^2/2, L-smooth and L-weakly convex
+    y_star = xx / (1 - L_f * eta)  # argmin -L w^2/2 + (w - x)^2/(2 eta): -L w + (w - x)/eta = 0
+    parts.append(_zero("y* is the prox point", fprime(y_star) + (y_star - xx) / eta))
+    err = (y_star - xx) / eta + fprime(xx)
+    parts.append(_zero("tight: ||e|| = L eta/(1 - L eta) ||grad f(x)||", err - ds.exact_prox_gamma * (L_f * xx)))
+    return tuple(parts)
+
+
+@_step("Weak convexity is implied by smoothness, and A4(iv) implies A4(ii)")
+def ds_weak_convexity_implied() -> tuple[Part, ...]:
+    """An L_f-smooth f_i has f_i'' >= -L_f, so f_i + (L_f/2)||.||^2 is convex: rho <= L_f <= L_F. Then
+    1/(6 L_F) <= 1/(2 rho)."""
+    h = _slack("h")  # f'' = -L_f + h with h in [0, 2 L_f]
+    parts = [_nonneg("(f + L_f w^2/2)'' >= 0", (-L_f + h) + L_f)]
+    u, _ = _unit("u_rho")
+    gap = ds.eta_max_weak.subs(rho_f, u * L_F) - ds.eta_max_smooth
+    parts.append(_nonneg("1/(2 rho) - 1/(6 L_F) >= 0 for rho = u L_F, u in (0, 1]", gap))
+    return tuple(parts)
+
+
+@_step("A4(ii): mu_r = 1/eta_r - rho >= 1/(2 eta_r)")
+def ds_mu_r() -> tuple[Part, ...]:
+    """h_i(.; x^r) = f_i + ||. - x^r||^2/(2 eta) is (1/eta - rho)-strongly convex, and eta <= 1/(2 rho) gives >= 1/(2 eta)."""
+    v, _ = _unit("v_rho")
+    rho_ = v / (2 * eta)  # rho = v/(2 eta), v in (0, 1]  <=>  eta <= 1/(2 rho)
+    return (_nonneg("mu_r - 1/(2 eta) >= 0", ds.mu_r.subs(rho_f, rho_) - 1 / (2 * eta)),)
+
+
+@_step("Tighter (19): cross term vanishes; Phi_r can approach 7/12")
+def ds_tight_19() -> tuple[Part, ...]:
+    """E||d||^2 = eta^2 ||-g + e_f||^2 + eta^2 E||e_stoch||^2 <= 2 eta^2 (||g||^2 + ||e_f||^2) + eta^2 sigma^2;
+    the combination gives coefficient20_tight <= coefficient20, and -coefficient/eta -> 7/12 (gamma -> 0, eta = 1/(6 L_F))."""
+    a, b = sp.Symbol("a", real=True), sp.Symbol("b", real=True)
+    parts = [_psd("(a - b)^2 <= 2a^2 + 2b^2", 2 * a**2 + 2 * b**2 - (a - b) ** 2, (a, b))]
+    combo = -eta * g2 + eta * (sp.Rational(1, 4) * g2 + ef2) + L_F / 2 * eta**2 * (2 * (g2 + ef2) + sigma2)
+    after = sp.expand(combo.subs(ef2, ds.C_e * gamma_r**2 * (g2 + ds.K_e2)))
+    parts.append(_zero("tight coefficient", after.coeff(g2) - ds.coefficient20_tight))
+    parts.append(_zero("tight remainder", after.subs(g2, 0) - ds.Xi_tight))
+    e, _ = _eta_admissible()
+    parts.append(_nonneg("tight <= printed", (ds.coefficient20 - ds.coefficient20_tight).subs(eta, e)))
+    phi_tight = (-ds.coefficient20_tight / eta).subs({gamma_r: 0, eta: 1 / (6 * L_F)})
+    phi_printed = (-ds.coefficient20 / eta).subs({gamma_r: 0, eta: 1 / (6 * L_F)})
+    parts.append(_zero("Phi_tight = 7/12", phi_tight - sp.Rational(7, 12)))
+    parts.append(_zero("Phi from (19) = 1/2", phi_printed - sp.Rational(1, 2)))
+    return tuple(parts)
+
+
+@_step("gamma_r = O(eta_r) is sufficient, not necessary; constant gamma leaves a floor")
+def ds_gamma_relaxed() -> tuple[Part, ...]:
+    """The proof needs sum eta gamma^2 < inf and eventual absorption: gamma_r = c_s sqrt(eta_r) gives Xi_r = O(eta_r^2);
+    a constant gamma gives Xi_r/eta_r -> C_e K_e^2 gamma^2 > 0 (not summable against sum eta = inf) and, in the
+    constant-step bound, the floor 5 C_e K_e^2 gamma^2 = gamma^2 (5 G^2 + 10 B^2 lambda^2 G_r^2)."""
+    c_s = sp.Symbol("c_s", positive=True)
+    xi_sqrt = ds.Xi.subs(gamma_r, c_s * sp.sqrt(eta))
+    lim_sqrt = sp.limit(xi_sqrt / eta**2, eta, 0, "+")
+    parts = [_true("gamma = c_s sqrt(eta): Xi/eta^2 has a finite limit", lim_sqrt.is_finite is True, lim_sqrt)]
+    lim_const = sp.limit(ds.Xi / eta, eta, 0, "+")
+    parts.append(_zero("constant gamma: Xi/eta -> C_e K_e^2 gamma^2", lim_const - ds.C_e * ds.K_e2 * gamma_r**2))
+    floor_ = gamma_r**2 * (5 * G**2 + 10 * B**2 * lam**2 * G_r**2)
+    parts.append(_zero("floor = gamma^2 (5 G^2 + 10 B^2 lambda^2 G_r^2)", ds.constant_gamma_floor - floor_))
+    long_run = sp.limit(sp.limit(ds.constant_step_bound(Delta_0), R, sp.oo), eta, 0, "+")
+    parts.append(_zero("floor is the constant-step bound as R -> oo, then eta -> 0", long_run - ds.constant_gamma_floor))
+    al = sp.Rational(3, 4)
+    summable = sp.Sum((c_s**2 * (r + 1) ** (-2 * al)).subs(c_s, 1), (r, 0, sp.oo)).is_convergent()
+    parts.append(_true("sum eta gamma^2 = c_s^2 sum eta^2 < inf for alpha = 3/4", summable is True or summable == sp.true))
+    return tuple(parts)
+
+
+@_step("Corollary (i) as printed: c/r^alpha at r = 0")
+def ds_schedule_at_zero() -> tuple[Part, ...]:
+    """c/r^alpha is complex infinity at r = 0 (the sums start at r = 0); c/(r+1)^alpha equals c there."""
+    printed = ds.schedule_power_printed.subs(r, 0)
+    parts = [_true("printed schedule undefined at r = 0", printed in (sp.zoo, sp.oo), printed)]
+    parts.append(_zero("corrected schedule is c at r = 0", ds.schedule_power.subs(r, 0) - c))
+    return tuple(parts)
+
+
+@_step("Phi_r >= 1/4 fails before r_0: coefficient (20) above -eta/4 just past the threshold")
+def ds_phi_prefix() -> tuple[Part, ...]:
+    """At eta = 1/(6 L_F): (20) + eta/4 = (5/4) eta (C_e gamma^2 - 1/5), positive for gamma just above 1/(sqrt(10) B);
+    with L_F = B = 1, gamma = 1/2 (allowed by gamma <= c_gamma eta with c_gamma = 3) the coefficient is +1/48 > 0."""
+    e = 1 / (6 * L_F)
+    excess = (ds.coefficient20 + eta / 4).subs(eta, e)
+    parts = [_zero("excess at eta = 1/(6 L_F)", excess - sp.Rational(5, 4) * e * (ds.C_e * gamma_r**2 - sp.Rational(1, 5)))]
+    d = sp.Symbol("delta", positive=True)
+    above = sp.factor(excess.subs(gamma_r, ds.absorption_gamma_max * (1 + d)))
+    parts.append(_true("excess > 0 for gamma = (1 + delta)/(sqrt(10) B), delta > 0", above.is_positive is True, above))
+    numbers = ds.coefficient20.subs({L_F: 1, B: 1, eta: sp.Rational(1, 6), gamma_r: sp.Rational(1, 2)})
+    parts.append(_zero("L_F = B = 1, eta = 1/6, gamma = 1/2: coefficient = 1/48", numbers - sp.Rational(1, 48)))
+    parts.append(_true("gamma = 1/2 <= c_gamma eta with c_gamma = 3", sp.Rational(1, 2) <= 3 * sp.Rational(1, 6)))
+    return tuple(parts)
+
+
+@_step("DS FedProxGrad (10) at a stationary point of f_i forces an exact local solve")
+def ds_inexactness_relative() -> tuple[Part, ...]:
+    """If grad f_i(x^r) = 0, (10) reads ||e_{f,i}|| <= 0: any solver noise at such points violates it."""
+    e_norm = sp.Symbol("e_norm", real=True)
+    feasible = sp.solve_univariate_inequality(e_norm <= gamma_r * 0, e_norm, relational=False).intersect(sp.Interval(0, sp.oo))
+    return (_true("{||e|| >= 0 : ||e|| <= gamma * 0} = {0}", feasible == sp.FiniteSet(0), e_norm),)
+
+
+@_step("DS FedProxGrad without F* > -inf: every stated assumption holds, the conclusion fails")
+def ds_unbounded_below() -> tuple[Part, ...]:
+    """N = 1, f_1(x) = -x, r = 0 (lambda = 1, G_r = 1), G = B = 1, exact prox: f_1 is L_f-smooth for every L_f and
+    0-weakly convex, (8) reads 1 <= 1 + 1, ||grad r|| = 0 <= G_r, the exact prox y = x + eta has e_f = 0 (gamma_r = 0),
+    yet ||grad F(x^r)||^2 = 1 in every round: liminf E||grad F||^2 = 1, not 0. F is unbounded below."""
+    xx, w = sp.Symbol("xx", real=True), sp.Symbol("w", real=True)
+    f1 = -xx
+    F = f1 + 1 * 0
+    parts = [_zero("f_1'' = 0 (smooth, weakly convex with rho = 0)", sp.diff(f1, xx, 2))]
+    grad = sp.diff(F, xx)
+    parts.append(_nonneg("(8) with G = B = 1: G^2 + B^2 ||grad f||^2 - (1/N) sum ||grad f_i||^2 >= 0", 1 + grad**2 - grad**2))
+    h = f1.subs(xx, w) + (w - xx) ** 2 / (2 * eta)
+    y = sp.solve(sp.diff(h, w), w)[0]
+    parts.append(_zero("exact prox y = x + eta", y - (xx + eta)))
+    parts.append(_zero("e_f = (y - x)/eta + grad f_1(x) = 0 (so (10) holds with gamma_r = 0)", (y - xx) / eta + sp.diff(f1, xx)))
+    parts.append(_zero("||grad F||^2 = 1 at every point", grad**2 - 1))
+    parts.append(_true("F is unbounded below", sp.limit(F, xx, sp.oo) == -sp.oo))
+    return tuple(parts)
+
+
