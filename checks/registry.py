@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from fedbounds.checks.core.profiles import Profile
-from fedbounds.checks.core.verdict import VIOLATED, Verdict, combine, to_json_safe, worst_slack
+from fedbounds.checks.core.verdict import HOLDS, VIOLATED, Verdict, combine, to_json_safe, worst_slack
 
 __all__ = [
     "CheckContext",
@@ -125,8 +125,9 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class CheckSpec:
-    """A registered check. ``erratum``: the check demonstrates an erratum, so a ``violated`` verdict is the
-    expected finding (the printed claim fails) and does not fail the suite."""
+    """A registered check. ``erratum``: the check demonstrates an erratum; ``expect`` is then the verdict that
+    the erratum's evidence predicts (``violated`` where the check runs the printed claim and it fails,
+    ``holds`` where it runs the corrected statement), and any other verdict fails the suite."""
 
     check_id: str
     func: Callable[[CheckContext], CheckResult]
@@ -135,6 +136,13 @@ class CheckSpec:
     status: str
     erratum: bool = False
     family: str = ""
+    expect: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.erratum and self.expect not in (str(HOLDS), str(VIOLATED)):
+            raise ValueError(f"erratum check {self.check_id} must declare expect='holds' or 'violated', got {self.expect!r}")
+        if not self.erratum and self.expect is not None:
+            raise ValueError(f"check {self.check_id}: only erratum checks declare an expected verdict")
 
     def provenance(self) -> tuple[str, str]:
         """(paper label, status) from the theory registry where it knows this id, else the spec's own."""
@@ -146,11 +154,13 @@ class CheckSpec:
         return str(claim.provenance.label), str(claim.status)
 
     def accepts(self, result: CheckResult) -> bool:
-        """Whether the result lets the suite pass: no error, negative controls violated, and no violated
-        verdict unless this check records an erratum."""
+        """Whether the result lets the suite pass: no error, negative controls violated, and the verdict the
+        erratum's evidence predicts (an erratum check) or no violated verdict (any other check)."""
         if result.error or not result.negatives_ok:
             return False
-        return self.erratum or result.verdict != str(VIOLATED)
+        if self.erratum:
+            return result.verdict == self.expect
+        return result.verdict != str(VIOLATED)
 
 
 _CHECKS: dict[str, CheckSpec] = {}
@@ -158,12 +168,12 @@ _LOADED = False
 
 
 def register(
-    check_id: str, *, title: str, label: str, status: str, erratum: bool = False, family: str = ""
+    check_id: str, *, title: str, label: str, status: str, erratum: bool = False, family: str = "", expect: str | None = None
 ) -> Callable[[Callable[[CheckContext], CheckResult]], Callable[[CheckContext], CheckResult]]:
-    """Decorator registering ``func(ctx) -> CheckResult`` under ``check_id``."""
+    """Decorator registering ``func(ctx) -> CheckResult`` under ``check_id`` (``expect``: see :class:`CheckSpec`)."""
 
     def deco(func: Callable[[CheckContext], CheckResult]) -> Callable[[CheckContext], CheckResult]:
-        _CHECKS[check_id] = CheckSpec(check_id, func, title, label, status, erratum, family or check_id.split(".")[0])
+        _CHECKS[check_id] = CheckSpec(check_id, func, title, label, status, erratum, family or check_id.split(".")[0], expect)
         return func
 
     return deco

@@ -26,7 +26,8 @@ from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
 
 @register("erratum.ds_phi_prefix", title="Lemma 5.2's Phi_r >= 1/4 fails before r_0 (large B c_gamma)",
-          label="Lemma 5.2 (Phi_r >= 1/4 for all r)", status="erratum", erratum=True, family="erratum")
+          label="Lemma 5.2 (Phi_r >= 1/4 for all r)", status="erratum", erratum=True, family="erratum",
+          expect="violated")
 def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
     """Scaled-clients instance, gamma_0 = c_gamma eta_0 = 1.5, eta_r = c/(r+1)^0.6, uphill error, sigma^2 = 0."""
     prof = ctx.profile
@@ -58,7 +59,8 @@ def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
 
 
 @register("erratum.constant_gamma_floor", title="A constant inexactness gamma leaves a floor; gamma_r = sqrt(eta_r) still converges",
-          label="Assumption (10), gamma_r <= c_gamma eta_r", status="erratum", erratum=True, family="erratum")
+          label="Assumption (10), gamma_r <= c_gamma eta_r", status="erratum", erratum=True, family="erratum",
+          expect="holds")
 def check_constant_gamma_floor(ctx: CheckContext) -> CheckResult:
     """Fairness instance, sigma^2 = 0, eta_r = c/(r+1)^0.6, uphill injected error: constant gamma = 0.5 vs
     gamma_r = sqrt(eta_r). Verdicts: (a) the constant-gamma plateau meets the derived floor 5 C_e K_e^2 gamma^2;
@@ -101,7 +103,8 @@ def check_constant_gamma_floor(ctx: CheckContext) -> CheckResult:
 
 
 @register("erratum.ds_inexactness_gradient_step", title="The exact local prox satisfies (10) with gamma_r / eta_r ~ L_f, not ~ 0",
-          label="Assumption (10) (inexactness)", status="erratum", erratum=True, family="erratum")
+          label="Assumption (10) (inexactness)", status="erratum", erratum=True, family="erratum",
+          expect="holds")
 def check_exact_prox_gamma(ctx: CheckContext) -> CheckResult:
     """Exact local prox (tol 1e-12) on the fairness instance: gamma_r^emp against L_f eta_r/(1 - L_f eta_r)
     (derived), pointwise; reported: gamma_r^emp / eta_r against L_f. Negative control: the bound / 10."""
