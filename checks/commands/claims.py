@@ -13,12 +13,14 @@ import os
 import sys
 
 from fedbounds.theory.core.claims import PAPERS, Claim, Status
+from fedbounds.theory.registry import load_papers
 
 STATUSES = tuple(s.value for s in Status)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``fedbounds claims``."""
+    load_papers()
     parser.add_argument("--paper", choices=sorted(PAPERS), help="only this paper's claims (errata included)")
     parser.add_argument("--status", help=f"only claims with this status: {', '.join(STATUSES)}")
     parser.add_argument("--id", dest="claim_id", metavar="ID", help="show one claim in full")

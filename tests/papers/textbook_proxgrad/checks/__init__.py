@@ -1,0 +1,3 @@
+"""The textbook proximal gradient rate, checks layer."""
+
+MODULES = ("checks",)
