@@ -132,6 +132,19 @@ def check_int(name: str, value: int, minimum: int = 1) -> int:
     return int(value)
 
 
+def finite_array(name: str, value: object) -> np.ndarray:
+    """``value`` as a float array; a ValueError naming ``name`` if it is not numeric or holds NaN/infinity."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array, got {type(value).__name__}") from None
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0]) if arr.ndim else ()
+        raise ValueError(f"{name} must be finite: {bad} NaN or infinite entries, the first at index {where}")
+    return arr
+
+
 def check_gamma(gamma: float, rho: float, name: str = "gamma") -> float:
     """A prox parameter must satisfy 0 < gamma < 1/rho (any gamma > 0 when rho = 0)."""
     g = check_positive(name, gamma)

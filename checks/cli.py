@@ -1,16 +1,27 @@
 """The ``fedbounds`` command line.
 
 Each subcommand lives in its own module under :mod:`fedbounds.checks.commands` and is imported only when it runs, so
-that ``fedbounds claims`` does not pay for numpy-heavy imports. Bad input anywhere ends in a one-line
-message on stderr and exit status 2, never a traceback.
+that ``fedbounds claims`` does not pay for numpy-heavy imports.
+
+One error boundary (:func:`main`) turns every failure into one line on stderr and an exit status:
+
+- 2: bad input or an unusable file (a bad value, a path that cannot be read or written, a corrupt store,
+  sizes that do not fit in memory); the line names the thing at fault;
+- 130: interrupted (Ctrl-C); 141: stdout closed by its reader (``fedbounds ... | head``), quietly;
+- 70: a bug ("internal error"), never disguised as bad input.
+
+``--debug`` (anywhere on the command line) or ``FEDBOUNDS_DEBUG=1`` prints the traceback as well.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -20,6 +31,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("fedbounds.checks.commands.sweep", "run a resumable experiment grid from a TOML spec"),
     "report": ("fedbounds.checks.commands.report", "turn a sweep store into figures and a CSV"),
 }
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader quit
+
+#: folders of the fedbounds layers: a ValueError raised from code here is validation (bad input)
+_OWN_CODE = tuple(str(Path(__file__).resolve().parents[1] / d) + os.sep for d in ("checks", "theory", "algorithms"))
 
 
 class UsageError(Exception):
@@ -33,6 +52,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
     parser = _Parser(prog="fedbounds", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error (also FEDBOUNDS_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     modules: dict[str, object] = {}
     wanted = next((a for a in argv if a in SUBCOMMANDS), None)
@@ -46,21 +66,94 @@ def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fedbounds`` console script; returns the exit status."""
+    """Entry point of the ``fedbounds`` console script; returns the exit status (never raises)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or os.environ.get("FEDBOUNDS_DEBUG", "") not in ("", "0")
+    argv = [a for a in argv if a != "--debug"]
     try:
         parser, modules = _build_parser(argv)
         args = parser.parse_args(argv)
-        return int(modules[args.command].run(args) or 0)
-    except UsageError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    except ValueError as exc:
-        print(f"fedbounds: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("fedbounds: interrupted", file=sys.stderr)
-        return 130
+        status = int(modules[args.command].run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the boundary, not at interpreter exit
+        return status
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    except (Exception, KeyboardInterrupt) as exc:  # other BaseExceptions (a test runner's) pass through
+        return _fail(exc, debug)
+
+
+def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
+    """Report ``exc`` in one line (after its traceback under ``debug``) and return the exit status."""
+    if isinstance(exc, BrokenPipeError):
+        _silence_stdout()
+        return EXIT_PIPE
+    if debug:
+        _say("".join(traceback.format_exception(exc)).rstrip(), raw=True)
+    if isinstance(exc, UsageError):
+        _say(str(exc))
+        return EXIT_USAGE
+    if isinstance(exc, KeyboardInterrupt):
+        _say("fedbounds: interrupted")
+        return EXIT_INTERRUPTED
+    message = user_fault(exc)
+    if message is not None:
+        _say(f"fedbounds: error: {message}")
+        return EXIT_USAGE
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})"
+    hint = "" if debug else "; rerun with --debug for the traceback"
+    _say(f"fedbounds: internal error: {type(exc).__name__}: {_flat(exc)}{where}. This is a bug{hint}")
+    return EXIT_INTERNAL
+
+
+def user_fault(exc: BaseException) -> str | None:
+    """The one-line message of a failure caused by the input or the environment, or None for a bug.
+
+    User faults: an OSError (a path that cannot be read or written), a MemoryError (sizes too large), a
+    UnicodeError (a file that is not text), and a ValueError raised by fedbounds' own validation (a
+    ValueError raised inside a library is a validation gap, hence a bug).
+    """
+    if isinstance(exc, OSError):
+        name = exc.filename if exc.filename is not None else None
+        text = exc.strerror or _flat(exc)
+        return f"{str(name)!r}: {text}" if name is not None else text
+    if isinstance(exc, MemoryError):
+        return f"out of memory ({_flat(exc) or 'the sizes asked for do not fit'}); reduce the sizes in the input"
+    if isinstance(exc, UnicodeError):
+        return _flat(exc)
+    if isinstance(exc, ValueError):
+        frames = traceback.extract_tb(exc.__traceback__)
+        origin = str(Path(frames[-1].filename).resolve()) if frames else ""
+        if not frames or origin.startswith(_OWN_CODE):
+            return _flat(exc)
+    return None
+
+
+def _flat(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _say(text: str, raw: bool = False) -> None:
+    """Print to stderr: one line unless ``raw`` (control characters from the input are escaped)."""
+    if not raw:
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr closed too: nothing left to tell
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again (Python docs, "Note on
+    SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (captured in tests)
+        pass
 
 
 if __name__ == "__main__":

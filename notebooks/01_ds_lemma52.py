@@ -10,7 +10,7 @@
 # # DS FedProxGrad, Lemma 5.2 line by line
 #
 # Paper: H. Arif, *DS FedProxGrad: Asymptotic Stationarity Without Noise Floor in Fair Federated Learning*,
-# arXiv 2512.08671 (v1; the copy in `shared/papers/`). Notes: `fedproxgrad-notes.md` §1.
+# arXiv 2512.08671 (v1). Notes: `docs/ds-fedproxgrad-notes.md` §1.
 #
 # This notebook follows the proof of **Lemma 5.2** (the one-step descent inequality (14)) from the
 # descent lemma (15) to the coefficient (20), the absorption step (21), the remainder $\Xi_r$ (22), and
@@ -22,7 +22,8 @@
 #
 # * **[verbatim]**: as printed in the paper;
 # * **[derived]**: not printed; we proved it (a step of `fedbounds.theory.core.proofs`, re-run below);
-# * **[erratum]**: the printed statement is wrong or needs an unstated condition (`fedbounds.theory.<paper>.errata`).
+# * **[erratum]**: the printed statement is false or needs an unstated condition (`fedbounds.theory.<paper>.errata`);
+# * **[remark]**: the printed statement is true but notable: sufficient not necessary, loose, unused (same modules).
 #
 # The DS FedProxGrad paper is complete (9 pages), so nothing here is *reconstructed*: where the paper
 # is silent (the value of $r_0$, the lower bound on $F$), we say so and mark our addition as derived.
@@ -103,7 +104,7 @@ display(Markdown("| constant | value | kind | how |\n|---|---|---|---|\n" + "\n"
 # %% [markdown]
 # Two step-size caps: A4(iv) $\eta_r\le 1/(6L_F)$ and A4(ii) $\eta_r\le 1/(2\rho)$ (local strong convexity).
 # Since an $L_f$-smooth $f_i$ is $L_f$-weakly convex, $\rho\le L_f\le L_F$ and the first cap always binds
-# (erratum `erratum.ds_weak_convexity_unused`, derived).
+# (remark `erratum.ds_weak_convexity_unused`, proved).
 
 # %%
 eta_weak = evaluate(core.eta_max_weak, {"rho_f": consts["rho_f"].value})
@@ -247,6 +248,11 @@ display(Math(r"\Phi_r\big|_{\eta=1/(6L_F)} = " + sp.latex(at_cap) + r",\qquad \P
 assert len(threshold) == 1 and sp.simplify(threshold[0] - core.absorption_gamma_max) == 0
 show("ds.absorption")
 assert proved("ds_absorption")
+# the threshold is sharp only at the cap: at a smaller step the exact threshold (absorption_gamma_exact) is larger
+exact_half, cap_thr = (g.subs(eta, core.eta_max_smooth / 2).subs({S.L_F: 1, S.B: 1})
+                       for g in (core.absorption_gamma_exact, core.absorption_gamma_max))
+print(f"exact threshold at eta = 1/(12 L_F): {float(exact_half):.4f}  vs  1/(sqrt(10) B): {float(cap_thr):.4f}  (L_F = B = 1)")
+assert float(exact_half) > float(cap_thr)
 
 # %% [markdown]
 # **Numbers.** On the instance ($B$ = `B`), the threshold $1/(\sqrt{10}B)$ against the root of
@@ -435,7 +441,7 @@ plt.show()
 # | (15) | descent lemma | verbatim | 2000 random pairs on the instance |
 # | (11), (13), (16) | error bound, $C_e$, $K_e^2$ | verbatim (16 is an identity) | sympy; pointwise on the MC run |
 # | (17) to (20) | coefficient of $\|g\|^2$ | verbatim | re-derived in sympy; every round of the deterministic run |
-# | (21) | absorption iff $\gamma_r\le1/(\sqrt{10}B)$ | derived (paper: "there exists $r_0$") | sympy solve; bisection |
+# | (21) | absorption if $\gamma_r\le1/(\sqrt{10}B)$ (iff at $\eta=1/(6L_F)$) | derived (paper: "there exists $r_0$") | sympy solve; bisection |
 # | $r_0$ | $\max(0,\lceil(cc_\gamma\sqrt{10}B)^{1/\alpha}-1\rceil)$ | derived | scan of the schedule; the run's $\gamma_r$ |
 # | (22) | $\Xi_r=O(\eta^2)$ with explicit constants | verbatim / derived | 5000 admissible points |
 # | (14) | Lemma 5.2 | verbatim, **needs $r\ge r_0$** (erratum) | MC run ($r\ge r_0$); scaled-clients counterexample ($r<r_0$) |

@@ -21,7 +21,7 @@
 #    paper's framework, of the "noise floor" the paper attributes to the original FedProxGrad analysis,
 #    whose statement we could not find (notes §2.4)];
 #
-# and plots all three against runs of the algorithm. Tags as in notebook 01: [verbatim], [derived], [erratum].
+# and plots all three against runs of the algorithm. Tags as in notebook 01: [verbatim], [derived], [erratum], [remark].
 
 # %%
 # Parameters: enlarge for a reader.
@@ -144,7 +144,7 @@ assert proved("ds_constant_step_bound")
 
 # %% [markdown]
 # Two floors: $6L_F\sigma^2\eta$ (vanishes only if $\eta\to0$: this is what the decaying steps remove) and
-# $5C_eK_e^2\gamma^2=\gamma^2(5G^2+10B^2\lambda^2G_r^2)$ (vanishes only if $\gamma\to0$: erratum
+# $5C_eK_e^2\gamma^2=\gamma^2(5G^2+10B^2\lambda^2G_r^2)$ (vanishes only if $\gamma\to0$: remark
 # `erratum.constant_gamma_floor` shows $\gamma_r=O(\eta_r)$ is sufficient, not necessary).
 
 # %% [markdown]
@@ -315,4 +315,4 @@ plt.show()
 # | A4(i) for $c/(r+1)^\alpha$ iff $\frac12<\alpha\le1$ | verbatim (p-series) | sympy's convergence tests |
 # | $\min_{r_0\le r\le R}\le4(\Delta_{r_0}+\sum\Xi_r)/\sum\eta_r=O(R^{-(1-\alpha)})$ | derived | running minimum of the decaying run |
 # | constant step: $\frac{1}{R}\sum\le\frac{4\Delta_0}{\eta R}+6L_F\sigma^2\eta+5C_eK_e^2\gamma^2$ | derived (reconstruction of the "noise floor") | running average and plateau |
-# | Corollary (ii): $\eta=c/\sqrt R$ gives the explicit $O(1/\sqrt R)$ bound, from $R\ge\max(36L_F^2c^2,10B^2c_\gamma^2c^2)$ | verbatim rate, derived constants, horizon erratum | horizons `HORIZONS` |
+# | Corollary (ii): $\eta=c/\sqrt R$ gives the explicit $O(1/\sqrt R)$ bound, from $R\ge\max(36L_F^2c^2,10B^2c_\gamma^2c^2)$ | verbatim rate, derived constants, horizon remark | horizons `HORIZONS` |

@@ -11,7 +11,7 @@
 #
 # Paper: K. Huang, S. Pu, K. H. Johansson, *Achieving Linear Speedup for Composite Federated Learning*,
 # arXiv 2602.03357 (v2). **Our copy is cut off in Section 4** and lost the right-hand sides of many displays;
-# `shared/papers/fednmap-reconstruction.md` ("the note") records what is verbatim and what is reconstructed.
+# `docs/fednmap-reconstruction.md` ("the note") records what is verbatim and what is reconstructed.
 #
 # **Status tags** (`fedbounds.theory.core.claims.Status`), used for every statement below:
 #
@@ -186,7 +186,7 @@ assert proved("fednmap_compact_form")
 # * $z_{t+1}=z_t-\hat\eta(\bar g_t+v_t)$: the server takes a norM-SGD step with the $nQ$-sample average $\bar g_t$,
 #   linear in the gradients (the unbiasedness of §1 carries over);
 # * the paper's Section 2.1 identity, read with the summation index $j$ (the printed one reuses $i$:
-#   erratum `erratum.fednmap_sum_index`).
+#   remark `erratum.fednmap_sum_index`: a bound index, so a notation clash, not an error).
 #
 # **Numbers.** We run `fedbounds.algorithms.run.run("fednmap", ...)` on a heterogeneous Lasso instance (clients with different
 # target models) and check, every round, that the corrections sum to zero and, with one local step and exact

@@ -7,11 +7,17 @@
 # ---
 
 # %% [markdown]
-# # Errata: what the two papers get wrong, leave unstated, or cannot support
+# # Errata and remarks: what the two papers get wrong or leave unstated, and what is true but worth knowing
 #
-# Every finding below is a claim of status **erratum** in the theory registry (`fedbounds.theory.<paper>.errata`, listed by
-# `fedbounds.theory.registry.claims_by_status("erratum")`): the printed statement it corrects (`depends_on`), the corrected
-# statement, and its evidence, of four kinds:
+# Every finding below is a claim in the theory registry (`fedbounds.theory.<paper>.errata`) of one of two statuses
+# (docs/provenance.md §1.4-§1.5):
+#
+# * **erratum** (`claims_by_status("erratum")`): the printed claim is false or needs an unstated condition, with a
+#   counterexample or a proof;
+# * **remark** (`claims_by_status("remark")`): the printed claim is true but notable: a condition sufficient but not
+#   necessary, a loose bound, an unused lemma, a modelling consequence. Their ids keep the historical `erratum.` prefix.
+#
+# Each names the printed statement it corrects or comments on (`depends_on`), the finding, and its evidence, of four kinds:
 #
 # * **sympy**: a step of `fedbounds.theory.core.proofs` that decides it (re-run here);
 # * **counterexample**: an explicit instance, computed with sympy (re-run here);
@@ -49,6 +55,8 @@ from IPython.display import Markdown, Math, display
 from scipy.optimize import minimize_scalar
 
 ERRATA = claims_by_status("erratum")
+REMARKS = claims_by_status("remark")
+FINDINGS = [*ERRATA, *REMARKS]
 CHECKS = {spec.check_id: spec for spec in all_checks()}
 ctx = CheckContext(get_profile(PROFILE), seed=SEED)
 
@@ -74,8 +82,11 @@ def present(erratum_id: str):
     """Show an erratum, the printed claim it corrects, re-run its proof steps and, if the checks layer has a numeric
     demonstration, run it. Returns the check's result (or None)."""
     e = get_claim(erratum_id)
-    assert e.status == "erratum" and e.evidence and e.evidence_kinds
-    display(Markdown(f"### `{e.id}`: {e.title}\n\n*{e.provenance.paper}*, {e.label}. Evidence: {', '.join(e.evidence_kinds)}."))
+    assert e.status in ("erratum", "remark") and e.evidence and e.evidence_kinds
+    if e.status == "erratum":
+        assert {"counterexample", "sympy"} & set(e.evidence_kinds), f"{e.id}: an erratum carries a counterexample or a proof"
+    display(Markdown(f"### `{e.id}` [{e.status}]: {e.title}\n\n*{e.provenance.paper}*, {e.label}. "
+                     f"Evidence: {', '.join(e.evidence_kinds)}."))
     for dep in e.depends_on:
         printed = get_claim(dep)  # the corrected claim exists in the registry
         display(Markdown(f"**Corrects** `{printed.id}` [{printed.status}], {printed.label}: {printed.short(160)}"))
@@ -92,7 +103,7 @@ def present(erratum_id: str):
             print(f"  (numeric evidence announced, but no check {erratum_id!r} is registered)")
         return None
     result = spec.func(ctx)
-    assert spec.erratum and spec.accepts(result) and result.negatives_ok
+    assert spec.accepts(result) and result.negatives_ok
     for v in result.verdicts:
         print(f"  check {spec.check_id}: [{v.status}] {v.instance}: observed {v.observed:.4g}, bound {v.bound:.4g}, slack {v.slack:.3g}")
     for v in result.negatives:
@@ -104,18 +115,20 @@ def present(erratum_id: str):
     return result
 
 
-rows = [f"| `{e.id}` | {e.paper} | {e.label} | {', '.join(e.evidence_kinds)} | {', '.join(f'`{d}`' for d in e.depends_on)} | "
-        f"{'yes' if e.id in CHECKS else ''} |" for e in ERRATA]
-display(Markdown(f"{len(ERRATA)} errata in the registry.\n\n| erratum | paper | label | evidence | corrects | numeric check |\n"
-                 "|---|---|---|---|---|---|\n" + "\n".join(rows)))
+rows = [f"| `{e.id}` | {e.status} | {e.paper} | {e.label} | {', '.join(e.evidence_kinds)} | "
+        f"{', '.join(f'`{d}`' for d in e.depends_on)} | {'yes' if e.id in CHECKS else ''} |" for e in FINDINGS]
+display(Markdown(f"{len(ERRATA)} errata and {len(REMARKS)} remarks in the registry.\n\n"
+                 "| finding | status | paper | label | evidence | corrects / comments on | numeric check |\n"
+                 "|---|---|---|---|---|---|---|\n" + "\n".join(rows)))
 ids = {c.id for c in all_claims()}
-assert all(d in ids for e in ERRATA for d in e.depends_on)
+assert all(d in ids for e in FINDINGS for d in e.depends_on)
 
 # %% [markdown]
 # ## DS FedProxGrad (arXiv 2512.08671)
 #
-# The paper is complete, so each of these corrects a printed statement. The two that matter most for its main
-# theorem come first: the proof needs a lower bound on $F$ that no assumption provides, and Lemma 5.2's
+# The paper is complete, so each of these corrects (erratum) or comments on (remark) a printed statement. Three are
+# errata: the lower bound on $F$, $\Phi_r$ before $r_0$, and the schedule at $r=0$; the rest are remarks. The two that
+# matter most for its main theorem come first: the proof needs a lower bound on $F$ that no assumption provides, and Lemma 5.2's
 # $\Phi_r\ge\frac14$ holds only from a round $r_0$ on (notebooks 01 and 02 walk through both in the proof's context).
 
 # %%
@@ -263,16 +276,25 @@ assert all(v >= 500 * (rho_ + 1.0) for v, rho_ in zip(vals, (0.0, 1.0, 10.0, 100
 
 # %%
 present("erratum.fednmap_pl_complexity")
-# the epsilon- and Q-exponents of the printed second term and of what the bound gives (eta_s = 1), in sympy
+# the epsilon-, Q- and mu-exponents of the printed second term and of what the bound gives with eta_s = 1 and with
+# eta_s = Q^(-1/2) (admissible: eta_s is free), in sympy; the (1 + gamma mu C_0) factor is set aside (C_0 = 0) for the mu power
 printed2 = next(t for t in fcore.theorem8_complexity.as_ordered_terms() if not t.has(S.n))   # the printed term without n
-drift = fcore.theorem8_complexity_drift_term_eta_s1 / sp.log(3 * S.EL_0 / S.epsilon)        # its power part (log factor removed)
+log_factor = sp.log(3 * S.EL_0 / S.epsilon)
+terms = {"printed second term": printed2,
+         "drift term, eta_s = 1": fcore.theorem8_complexity_drift_term_eta_s1 / log_factor,
+         "drift term, eta_s = Q^(-1/2)": fcore.theorem8_complexity_drift_term_Q_half / log_factor}
 exps = {}
-for name, expr in (("printed second term", printed2), ("drift term the bound gives, eta_s = 1", drift)):
-    exps[name] = {v: sp.simplify(v * sp.diff(sp.log(expr), v)) for v in (S.epsilon, S.Q)}
+for name, expr in terms.items():
+    exps[name] = {v: sp.simplify(v * sp.diff(sp.log(expr.subs(S.C_0, 0)), v)) for v in (S.epsilon, S.Q, S.mu)}
     display(Math(r"\text{" + name + "}: " + sp.latex(expr) + r",\quad \frac{\partial\log}{\partial\log\varepsilon}="
                  + sp.latex(exps[name][S.epsilon]) + r",\ \frac{\partial\log}{\partial\log Q}=" + sp.latex(exps[name][S.Q])))
-assert exps["printed second term"][S.epsilon] == exps["drift term the bound gives, eta_s = 1"][S.epsilon] == sp.Rational(-1, 2)
-assert exps["printed second term"][S.Q] == 0 and exps["drift term the bound gives, eta_s = 1"][S.Q] == sp.Rational(-1, 2)
+assert all(e[S.epsilon] == sp.Rational(-1, 2) for e in exps.values())
+assert exps["printed second term"][S.Q] == 0 and exps["drift term, eta_s = 1"][S.Q] == sp.Rational(-1, 2)
+assert exps["drift term, eta_s = Q^(-1/2)"][S.Q] == 0   # Q-free, like the printed term
+assert exps["drift term, eta_s = Q^(-1/2)"][S.mu] == sp.Rational(-3, 2)   # mu^(-3/2): only the mu dependence differs
+# numbers: at L = 1, rho = 0, mu = 0.1 the printed term is (L + rho + mu)/mu = 11 times smaller than sqrt(L^2 sigma^2/(eps mu^3))
+pt = {"L": 1.0, "rho": 0.0, "mu": 0.1, "sigma2": 1.0, "epsilon": 0.01}
+assert abs(math.sqrt(1.0 / (0.01 * 0.1**3)) / evaluate(printed2, pt) - 11.0) < 1e-9
 
 # %%
 present("erratum.fednmap_theorem8_m_coupling")
@@ -288,12 +310,12 @@ present("erratum.fednmap_sum_index")
 # %% [markdown]
 # ## Summary
 #
-# Every erratum's proof steps hold, every printed claim it corrects is in the registry, and every numeric demonstration of
+# Every finding's proof steps hold, every printed claim it corrects or comments on is in the registry, and every numeric demonstration of
 # the checks layer behaves as expected (the printed claim violated where the erratum says so, the corrected one holding,
 # negative controls violated). The printed statements of both papers that the registry keeps as *verbatim* are checked in
 # notebooks 01 to 04 and by `fedbounds check`.
 
 # %%
-missing = [e.id for e in ERRATA if "numeric" in e.evidence_kinds and e.id not in CHECKS]
+missing = [e.id for e in FINDINGS if "numeric" in e.evidence_kinds and e.id not in CHECKS]
 print("errata announcing numeric evidence without a registered check:", missing or "none")
 assert not missing

@@ -93,7 +93,7 @@ def claims_by_paper(paper: str) -> list[Claim]:
 
 
 def claims_by_status(status: str | Status) -> list[Claim]:
-    """The claims with this status (verbatim, derived, reconstructed, erratum)."""
+    """The claims with this status (verbatim, derived, reconstructed, erratum, remark)."""
     try:
         wanted = Status(status)
     except ValueError:

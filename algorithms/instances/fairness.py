@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from fedbounds.algorithms.base import Constant, Solution, check_int, check_positive
+from fedbounds.algorithms.base import Constant, Solution, check_int, check_positive, finite_array
 from fedbounds.algorithms.instances._solvers import solve_composite
 from fedbounds.algorithms.instances.logistic import Logistic, synthetic_features
 from fedbounds.algorithms.regularizers import Zero
@@ -63,7 +63,7 @@ class Fairness(Logistic):
             raise ValueError("phi must be Zero for the fairness instance (F = f + lam r is smooth)")
         if self.s is None:
             raise ValueError("s (the sensitive attribute, shape (n, m)) is required")
-        self.s = np.asarray(self.s, dtype=float)
+        self.s = finite_array("s", self.s)
         if self.s.shape != (self.n, self.m) or not np.all((self.s == 0) | (self.s == 1)):
             raise ValueError(f"s must have shape {(self.n, self.m)} with values in {{0, 1}}")
         self.lam = check_positive("lam", self.lam, strict=False)

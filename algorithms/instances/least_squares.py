@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
+from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, finite_array
 from fedbounds.algorithms.instances._solvers import certificate_gamma, is_zero, residual_norm, solve_composite
 from fedbounds.algorithms.regularizers import L1, Zero
 
@@ -49,8 +49,8 @@ class LeastSquares:
     name: str = "least_squares"
 
     def __post_init__(self) -> None:
-        self.A = np.asarray(self.A, dtype=float)
-        self.b = np.asarray(self.b, dtype=float)
+        self.A = finite_array("A", self.A)
+        self.b = finite_array("b", self.b)
         if self.A.ndim != 3 or self.b.shape != self.A.shape[:2]:
             raise ValueError(f"A must have shape (n, m, p) and b shape (n, m); got {self.A.shape}, {self.b.shape}")
         self.n, self.m, self.p = self.A.shape

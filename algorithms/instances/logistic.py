@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive
+from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, finite_array
 from fedbounds.algorithms.instances._solvers import solve_composite
 from fedbounds.algorithms.regularizers import Zero
 from scipy.special import expit
@@ -69,8 +69,8 @@ class BinaryGLM:
     L_attained: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
-        self.A = np.asarray(self.A, dtype=float)
-        self.y = np.asarray(self.y, dtype=float)
+        self.A = finite_array("A", self.A)
+        self.y = finite_array("y", self.y)
         if self.A.ndim != 3 or self.y.shape != self.A.shape[:2]:
             raise ValueError(f"A must have shape (n, m, p) and y shape (n, m); got {self.A.shape}, {self.y.shape}")
         if not np.all((self.y == 0) | (self.y == 1)):

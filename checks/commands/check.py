@@ -1,19 +1,29 @@
 """``fedbounds check``: run the bound-checking suite, print the claims table, write report.json and plots.
 
 Exit status: 0 when no claim is violated (except claims recorded as errata, whose violation is the
-finding) and every negative control came out violated; 1 otherwise; 2 on bad input (an unknown claim id).
+finding) and every negative control came out violated; 1 otherwise; 2 on bad input (an unknown claim id, an
+output folder that cannot be written, tested before any check runs).
+
+The report is written whole or not at all: report.json and the plots go to a temporary folder inside the
+output folder (same file system, so a rename is atomic), then move into place with report.json last. A
+report.json in the output folder therefore always describes the plots beside it; an interrupted run leaves
+the previous report as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
 
-from fedbounds.checks.core.profiles import PROFILES, get_profile
+from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
 from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, select_checks
 
 
@@ -53,11 +63,65 @@ def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) 
     return pairs
 
 
+def selected_checks(claims: list[str] | None) -> list[CheckSpec]:
+    """The checks named by ``--claim``: an id, or a family prefix with or without its trailing dot (``ds.``)."""
+    if claims is None:
+        return select_checks(None)
+    return select_checks([c[:-1] if c.endswith(".") and len(c) > 1 else c for c in claims])
+
+
+def prepare_out(out: Path) -> Path:
+    """Create the output folder and a temporary folder inside it (which proves it writable); returns the
+    temporary folder. Raises OSError naming the folder when it cannot be used."""
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(20, "--out is not a folder", str(out))
+    out.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=".check-", dir=out))
+
+
+def install(tmp: Path, out: Path) -> tuple[Path, list[Path]]:
+    """Move the report written in ``tmp`` into ``out``: the previous report.json goes first, the plots of the
+    new run follow, the new report.json comes last. Returns (report.json, plots) at their final places."""
+    final = out / "report.json"
+    old_plots = _listed_plots(final)
+    final.unlink(missing_ok=True)
+    (out / "index.html").unlink(missing_ok=True)
+    new_plots = _listed_plots(tmp / "report.json")
+    for name in old_plots - new_plots:
+        (out / name).unlink(missing_ok=True)
+    for name in sorted(new_plots):
+        os.replace(tmp / name, out / name)
+    if (tmp / "index.html").exists():
+        os.replace(tmp / "index.html", out / "index.html")
+    os.replace(tmp / "report.json", final)
+    return final, [out / name for name in sorted(new_plots)]
+
+
+def _listed_plots(report: Path) -> set[str]:
+    """Plot file names a report.json lists (plain names only; an unreadable report lists none)."""
+    try:
+        claims = json.loads(report.read_text(encoding="utf-8")).get("claims", [])
+        names = {str(n) for c in claims for n in c.get("plot_files", [])}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return set()
+    return {n for n in names if n == Path(n).name and n.endswith(".png")}
+
+
 def run(args: argparse.Namespace) -> int:
+    profile = get_profile(args.profile)
+    specs = selected_checks(args.claim)
+    out = Path(args.out)
+    tmp = prepare_out(out)
+    try:
+        return _run(args, profile, specs, out, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
+    from fedbounds.checks.core.html import write_index_html
     from fedbounds.checks.core.report import format_table, write_report
 
-    profile = get_profile(args.profile)
-    specs = select_checks(args.claim)
     t0 = time.perf_counter()
     pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress)
     elapsed = time.perf_counter() - t0
@@ -69,10 +133,12 @@ def run(args: argparse.Namespace) -> int:
         "python": platform.python_version(),
         "passed": ok,
     }
+    write_report(tmp, pairs, meta)
+    write_index_html(tmp, json.loads((tmp / "report.json").read_text(encoding="utf-8")))
+    json_path, pngs = install(tmp, out)
     print(format_table(pairs))
-    json_path, pngs = write_report(Path(args.out), pairs, meta)
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
-    print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/")
+    print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")
     print("result: " + ("PASS" if ok else "FAIL (a claim is violated, a check errored, or a negative control passed)"))
     return 0 if ok else 1

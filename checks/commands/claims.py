@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from fedbounds.theory.core.claims import PAPERS, Claim, Status
 from fedbounds.theory.registry import load_papers
 
 STATUSES = tuple(s.value for s in Status)
+MIN_WIDTH = 10
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_WIDTH}, got {text!r}") from None
+    if value < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_WIDTH}, got {text!r}")
+    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--latex", action="store_true", help="print each claim as LaTeX")
     out.add_argument("--json", action="store_true", help="print the claims as JSON")
-    parser.add_argument("--width", type=int, default=60, help="width of the statement column (default 60)")
+    parser.add_argument("--width", type=_width, default=60, help=f"width of the statement column (>= {MIN_WIDTH}, default 60)")
 
 
 def _select(args: argparse.Namespace) -> list[Claim]:
@@ -35,12 +45,14 @@ def _select(args: argparse.Namespace) -> list[Claim]:
 
     if args.status is not None and args.status not in STATUSES:
         raise ValueError(f"unknown --status {args.status!r}; use one of {', '.join(STATUSES)}")
+    claims = registry.all_claims() if args.paper is None else registry.claims_by_paper(args.paper)
     if args.claim_id is not None:
-        claims = [registry.get_claim(args.claim_id)]
-    elif args.paper is not None:
-        claims = registry.claims_by_paper(args.paper)
-    else:
-        claims = registry.all_claims()
+        one = registry.get_claim(args.claim_id)
+        if one not in claims:
+            raise ValueError(f"claim {one.id!r} belongs to paper {one.provenance.paper!r}, not to --paper {args.paper!r}")
+        if args.status is not None and one.status.value != args.status:
+            raise ValueError(f"claim {one.id!r} has status {one.status.value!r}, not --status {args.status!r}")
+        return [one]
     if args.status is not None:
         claims = [c for c in claims if c.status.value == args.status]
     return claims
@@ -88,12 +100,9 @@ def _full(c: Claim) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the selected claims; 0 on success (bad options raise ValueError: exit 2 via the dispatcher)."""
-    claims = _select(args)
-    try:
-        _print(args, claims)
-    except BrokenPipeError:  # ``fedbounds claims | head``: stop quietly
-        sys.stdout = open(os.devnull, "w")  # swallow the interpreter's final flush
+    """Print the selected claims; 0 on success (bad options raise ValueError, a closed pipe BrokenPipeError:
+    the dispatcher reports both)."""
+    _print(args, _select(args))
     return 0
 
 

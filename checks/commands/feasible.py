@@ -80,8 +80,10 @@ def _add_output_options(p: argparse.ArgumentParser, default_axes: str) -> None:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the report as JSON")
     out.add_argument("--latex", action="store_true", help="print the conditions and bounds as LaTeX")
-    p.add_argument("--plot", metavar="FILE", default=None, help="draw the feasible region to FILE (PNG)")
-    p.add_argument("--axes", default=default_axes, help=f"the plot's two parameters, 'X,Y' (default {default_axes})")
+    p.add_argument(
+        "--plot", metavar="FILE", default=None, help="draw the feasible region to FILE (its extension picks the format: png, pdf, svg, ...)"
+    )
+    p.add_argument("--axes", default=None, help=f"the plot's two parameters, 'X,Y' (default {default_axes}); needs --plot")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -123,10 +125,25 @@ def _axes(text: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
+def _check_plot_options(args: argparse.Namespace) -> None:
+    """Reject nonsensical plot options before any work: --axes without --plot, a file name without a format
+    matplotlib writes, a destination that cannot be written (ValueError: one line, exit status 2)."""
+    if args.plot is None:
+        if args.axes is not None:
+            raise ValueError("--axes needs --plot FILE (it picks the plane of the feasible-region plot)")
+        return
+    if args.axes is None:
+        args.axes = DEFAULT_AXES[args.family]
+    from fedbounds.checks.core.feasibility_plot import check_plot_path
+
+    check_plot_path(args.plot)
+
+
 def run(args: argparse.Namespace) -> int:
     """Compute the feasibility report and print it (text, ``--json`` or ``--latex``); exit status 0."""
     from fedbounds.theory.feasibility import feasibility
 
+    _check_plot_options(args)
     if args.family == "fednmap":
         constants = _collect(args, _FEDNMAP_CONSTANTS)
         params = _collect(args, _FEDNMAP_PARAMS)
@@ -138,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         result = feasibility(args.theorem, constants, params, args.epsilon)
 
     plot_message = None
-    if args.plot:
+    if args.plot is not None:
         from fedbounds.checks.core.feasibility_plot import plot_region
 
         path = plot_region(result, _axes(args.axes), args.plot)
@@ -191,17 +208,9 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return [line(header), "  " + "  ".join("-" * w for w in widths), *[line(r) for r in rows]]
 
 
-def render_text(result: Any) -> str:
-    """The readable report: conditions table, binding condition, largest step sizes, guarantee, Table 1."""
-    out = [f"{result.title}  [{result.theorem}]"]
-    out.append("constants: " + ", ".join(f"{k} = {_fmt(v)}" for k, v in result.constants.items()))
-    given = set(result.given)
-    out.append(
-        "point:     "
-        + ", ".join(f"{k} = {_fmt(v)}{'' if k in given else '*'}" for k, v in result.chosen.items())
-        + "   (* = not given: largest admissible / derived)"
-    )
-    out.append("")
+def _conditions_text(result: Any) -> list[str]:
+    """The conditions table, the bounds each implies on the other parameters, and their notes."""
+    out: list[str] = []
     out.append("Conditions" + ("" if result.admissible else "   -- NOT ADMISSIBLE"))
     rows = []
     for c in result.conditions:
@@ -218,6 +227,12 @@ def render_text(result: Any) -> str:
     for c in result.conditions:
         if c.note:
             out.append(f"  note {c.name}: {c.note}")
+    return out
+
+
+def _binding_text(result: Any) -> list[str]:
+    """The binding condition(s) and the largest admissible step sizes."""
+    out: list[str] = []
     out.append("")
     out.append("Binding: " + (", ".join(result.binding) if result.binding else "-"))
     if len(result.binding) > 1:
@@ -229,6 +244,12 @@ def render_text(result: Any) -> str:
     for k, v in result.step_sizes.items():
         out.append(f"  {k:<26} {_fmt(v)}")
     out.append("")
+    return out
+
+
+def _guarantee_text(result: Any) -> list[str]:
+    """The guarantee's terms, total and floor, and the rounds needed."""
+    out: list[str] = []
     g = result.guarantee
     hz = f" at {g.horizon_name} = {g.horizon}" if g.horizon is not None else f" ({g.horizon_name} symbolic: no horizon given)"
     if g.relation == "O":
@@ -259,6 +280,12 @@ def render_text(result: Any) -> str:
             out.append(f"{head}: {rn.horizon_name} = {rn.rounds} (exact: smallest horizon whose bound is <= epsilon)")
         else:
             out.append(f"{head} [{rn.flag}]: {rn.message}")
+    return out
+
+
+def _table1_text(result: Any) -> list[str]:
+    """FedNMap's Table 1 rows and the problem class (empty for other theorems)."""
+    out: list[str] = []
     if result.table1:
         out.append("")
         out.append("Table 1 (FedNMap paper): methods whose assumptions this problem meets")
@@ -281,6 +308,24 @@ def render_text(result: Any) -> str:
     if result.problem_class:
         known = {k: v for k, v in result.problem_class.items() if v is not None}
         out.append("problem class: " + (", ".join(f"{k}={_fmt(v)}" for k, v in known.items()) or "nothing known"))
+    return out
+
+
+def render_text(result: Any) -> str:
+    """The readable report: conditions table, binding condition, largest step sizes, guarantee, Table 1."""
+    out = [f"{result.title}  [{result.theorem}]"]
+    out.append("constants: " + ", ".join(f"{k} = {_fmt(v)}" for k, v in result.constants.items()))
+    given = set(result.given)
+    out.append(
+        "point:     "
+        + ", ".join(f"{k} = {_fmt(v)}{'' if k in given else '*'}" for k, v in result.chosen.items())
+        + "   (* = not given: largest admissible / derived)"
+    )
+    out.append("")
+    out += _conditions_text(result)
+    out += _binding_text(result)
+    out += _guarantee_text(result)
+    out += _table1_text(result)
     if result.notes:
         out.append("")
         out.append("Notes")

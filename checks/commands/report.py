@@ -1,8 +1,12 @@
 """``fedbounds report STORE``: turn a sweep store into the speedup figures and CSV tables.
 
+STORE is a store's path, or a spec (a shipped name such as ``tiny``, or a TOML file) whose default store
+``fedbounds sweep`` wrote (``reports/sweeps/<name>-<fingerprint>.sqlite``, relative to the current folder).
+
 Writes ``cells.csv`` (every stored cell), ``points.csv`` (seeds pooled per grid point), ``slopes.csv`` (the
 fitted log-log slopes of rounds to target against n and Q, with confidence intervals) and one PNG per axis,
-and prints where they are. Exit status 0; 2 when the store is missing or empty.
+and prints where they are. Exit status 0; 2 when the store is missing, empty, damaged, or holds cells outside
+its configuration (a report never pools configurations), or when the output folder cannot be written.
 """
 
 from __future__ import annotations
@@ -13,19 +17,22 @@ from pathlib import Path
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``fedbounds report``."""
-    parser.add_argument("store", metavar="STORE", help="a SQLite store written by `fedbounds sweep`")
+    parser.add_argument("store", metavar="STORE", help="a store written by `fedbounds sweep`, or the spec whose default store to read")
     parser.add_argument("--out", metavar="DIR", help="output folder (default: <store without suffix>-report/ beside the store)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the report and print the paths."""
+    from fedbounds.checks.core.html import write_index_html
     from fedbounds.checks.sweep.report import write_report
+    from fedbounds.checks.sweep.store import check_store_path
 
-    store = Path(args.store)
-    if not store.exists():
-        raise ValueError(f"store {str(store)!r} does not exist")
-    out = Path(args.out) if args.out else store.with_name(f"{store.stem}-report")
+    store = resolve_store(args.store)
+    check_store_path(store)
+    out = Path(args.out) if args.out else store.resolve().with_name(f"{store.stem}-report")
     files = write_report(store, out)
+    page = write_index_html(out, {"store": str(store), "slopes": files.slopes, "figures": [f.name for f in files.figures],
+                                  "notes": files.notes})
     for s in files.slopes:
         if s["slope"] is None:
             continue
@@ -41,4 +48,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"slopes:  {files.slopes_csv}")
     for fig in files.figures:
         print(f"figure:  {fig}")
+    print(f"page:    {page}")
     return 0
+
+
+def resolve_store(text: str) -> Path:
+    """The store named by ``text``: a path to an existing file that is not a spec, else the default store of
+    the spec ``text`` names; a ValueError when neither exists."""
+    path = Path(text)
+    if path.exists() and path.suffix != ".toml":
+        return path
+    from fedbounds.checks.commands.sweep import default_store
+    from fedbounds.checks.sweep.spec import load_spec
+
+    try:
+        spec = load_spec(text)
+    except ValueError:
+        if path.exists():
+            raise
+        raise ValueError(f"store {text!r} does not exist, and it names no spec") from None
+    store = default_store(spec.name, spec.fingerprint)
+    if not store.exists():
+        raise ValueError(f"spec {spec.name!r} has no store at {str(store)!r} yet: run `fedbounds sweep {text}` first")
+    return store

@@ -5,8 +5,13 @@ running the same spec again computes only the missing cells. Cells run in local 
 serially (``--processes 1``), on a local Dask cluster (``--workers N``) or on a running Dask scheduler
 (``--scheduler ADDRESS``); the stored results are the same bit for bit.
 
+The default store is ``reports/sweeps/<spec name>-<fingerprint>.sqlite``: the fingerprint (12 hex digits)
+identifies the configuration, so two configurations that share a name never pool, and a store refuses a
+configuration other than its own.
+
 Exit status: 0 when every cell is stored; 1 when some cells raised an error (they are not stored, and a
-rerun retries them); 2 on a malformed spec or bad arguments.
+rerun retries them); 2 on a malformed spec, bad arguments, an unusable or damaged store, or when every
+cell tried failed (a spec value that passed validation but cannot run).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ def _positive_int(text: str) -> int:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``fedbounds sweep``."""
     parser.add_argument("spec", metavar="SPEC", help="the grid spec (a TOML file, or the name of a shipped spec: tiny, fednmap_speedup)")
-    parser.add_argument("--store", metavar="PATH", help="SQLite store (default: reports/sweeps/<spec name>.sqlite)")
+    parser.add_argument("--store", metavar="PATH", help="SQLite store (default: reports/sweeps/<spec name>-<fingerprint>.sqlite)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_positive_int, metavar="N", help="start a local Dask cluster of N worker processes")
     where.add_argument("--scheduler", metavar="ADDRESS", help="send the cells to a running Dask scheduler (tcp://host:8786)")
@@ -47,15 +52,18 @@ def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     if args.processes is not None and (args.workers is not None or args.scheduler is not None):
         raise ValueError("--processes sets the local process pool; with --workers or --scheduler, Dask places the cells")
-    store = Path(args.store) if args.store else Path("reports") / "sweeps" / f"{spec.name}.sqlite"
+    store = Path(args.store) if args.store else default_store(spec.name, spec.fingerprint)
 
     if args.dry_run:
-        from fedbounds.checks.sweep.store import Store
+        from fedbounds.checks.sweep.store import Store, check_store_path
+
+        check_store_path(store)
 
         keys = {c.key for c in spec.iter_cells()}
         stored = 0
         if store.exists():
             with Store(store, readonly=True) as st:
+                st.require(spec.fingerprint, spec.name)
                 stored = len(st.has_keys(keys))
         print(f"sweep {spec.name}: {len(keys)} cells; {stored} stored, {len(keys) - stored} missing; store: {store}")
         return 0
@@ -73,4 +81,15 @@ def run(args: argparse.Namespace) -> int:
     )
     for line in summary.lines():
         print(line)
+    if summary.errors and not (summary.computed or summary.already or summary.elsewhere):
+        key, message = summary.errors[0]
+        raise ValueError(
+            f"every cell of spec {spec.name!r} failed ({len(summary.errors)} tried), so a spec value cannot run; "
+            f"the first, cell {key[:12]}: {message}"
+        )
     return 1 if summary.errors else 0
+
+
+def default_store(name: str, fingerprint: str) -> Path:
+    """``reports/sweeps/<name>-<first 12 hex digits of the fingerprint>.sqlite``."""
+    return Path("reports") / "sweeps" / f"{name}-{fingerprint[:12]}.sqlite"

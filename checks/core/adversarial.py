@@ -156,7 +156,9 @@ def search_worst(
     dim = len(space)
     popsize = max(4, min(15, (budget - len(history)) // max(1, 3 * dim)))
     rng = np.random.default_rng(seed)
-    population = rng.random((max(popsize * dim, 5), dim))
+    # at most a third of the budget in the initial population, so that a small (quick-profile) budget still runs
+    # generations of differential evolution instead of only sampling its initial population
+    population = rng.random((max(5, min(popsize * dim, (budget - len(history)) // 3)), dim))
     for k, u in enumerate(init[: len(population)]):
         population[k] = np.clip(u, 0.0, 1.0)
     if len(history) < budget:

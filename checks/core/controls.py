@@ -10,11 +10,12 @@ suite enforces: a control that only fires by divergence, or only at round 0, doe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from fedbounds.checks.core.verdict import Verdict
 
-__all__ = ["control", "fires_for_its_reason", "why_not"]
+__all__ = ["control", "controls_by_family", "fires_for_its_reason", "why_not"]
 
 
 def control(verdict: Verdict, *, changed: str, what: str, before: Any = None, after: Any = None,
@@ -54,3 +55,15 @@ def why_not(verdict: Verdict) -> str | None:
 def fires_for_its_reason(verdict: Verdict) -> bool:
     """A violated control with a record, located away from round 0, without divergence."""
     return why_not(verdict) is None
+
+
+def controls_by_family(results: Iterable[tuple[str, Iterable[Verdict]]]) -> dict[str, dict[str, int]]:
+    """Count negative controls per family: ``results`` yields (family, negatives) per check; returns
+    ``{family: {"controls": n, "fire_for_their_reason": k}}`` (families without any control appear with zeros)."""
+    out: dict[str, dict[str, int]] = {}
+    for family, negatives in results:
+        row = out.setdefault(family, {"controls": 0, "fire_for_their_reason": 0})
+        for v in negatives:
+            row["controls"] += 1
+            row["fire_for_their_reason"] += int(fires_for_its_reason(v))
+    return out

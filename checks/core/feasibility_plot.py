@@ -9,6 +9,7 @@ other parameters are held at the result's chosen point, which is marked.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import matplotlib as mpl
@@ -18,6 +19,37 @@ from fedbounds.theory.feasibility import FeasibilityResult
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+
+
+def plot_formats() -> tuple[str, ...]:
+    """The file extensions matplotlib writes (png, pdf, svg, eps, ...), sorted."""
+    return tuple(sorted(Figure().canvas.get_supported_filetypes()))
+
+
+def check_plot_path(path: str | Path) -> Path:
+    """``path`` if a plot can be written there, else a one-line ValueError naming it (before any work).
+
+    The extension must be one matplotlib writes (it picks the format); the path must not be a folder, and
+    its nearest existing folder must be a writable folder.
+    """
+    text = str(path)
+    if not text.strip():
+        raise ValueError("--plot needs a file name, got ''")
+    out = Path(text)
+    ext = out.suffix[1:].lower()
+    if ext not in plot_formats():
+        shown = f"extension '.{ext}'" if ext else "no extension"
+        raise ValueError(f"--plot {text!r} has {shown}; use a name ending in one of: {', '.join('.' + f for f in plot_formats())}")
+    if out.is_dir():
+        raise ValueError(f"--plot {text!r} is a directory; give a file name")
+    ancestor = out.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(f"--plot {text!r} cannot be written: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(f"--plot {text!r} cannot be written: {ancestor} is not writable")
+    return out
 
 
 def _axis_range(result: FeasibilityResult, name: str) -> float:
@@ -54,8 +86,10 @@ def region_margins(result: FeasibilityResult, axes: tuple[str, str]) -> dict[str
 def plot_region(result: FeasibilityResult, axes: tuple[str, str], path: str | Path, *, resolution: int = 240) -> Path:
     """Draw the feasible region of ``result``'s conditions in the plane ``axes`` and mark the chosen point.
 
-    Writes a PNG to ``path`` and returns it. ValueError if an axis is not a parameter of the theorem.
+    Writes ``path`` in the format its extension names (png, pdf, svg, ...) and returns it. ValueError if an
+    axis is not a parameter of the theorem, or the path cannot be written (one line naming it).
     """
+    out = check_plot_path(path)
     margins = region_margins(result, axes)
     xs, ys = (result.region_symbols[a] for a in axes)
     xmax, ymax = _axis_range(result, axes[0]), _axis_range(result, axes[1])
@@ -97,7 +131,9 @@ def plot_region(result: FeasibilityResult, axes: tuple[str, str], path: str | Pa
     ax.set_title(f"{result.title}\n{others}", fontsize=9)
     ax.legend(handles=handles, fontsize=8, loc="upper right")
     fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format="png", dpi=110)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, format=out.suffix[1:].lower(), dpi=110)
+    except OSError as exc:
+        raise ValueError(f"--plot {str(path)!r} cannot be written: {exc.strerror or exc}") from None
     return out

@@ -16,13 +16,17 @@ __all__ = ["FULL", "PROFILES", "QUICK", "Profile", "get_profile"]
 @dataclass(frozen=True)
 class Profile:
     """A budget: Monte Carlo ``replicas``, confidence ``level``, ``scale`` (multiplies horizons), how many
-    seeded ``instances`` per family, and per-check overrides ``per_check[check_id][key]``."""
+    seeded ``instances`` per family, the worst-case searches' ``search_budget`` (objective evaluations per claim,
+    :func:`fedbounds.checks.core.adversarial.search_worst`) and ``search_T_cap`` (the longest run one evaluation
+    may make, in rounds), and per-check overrides ``per_check[check_id][key]``."""
 
     name: str
     replicas: int
     level: float = 0.95
     scale: float = 1.0
     instances: int = 1
+    search_budget: int = 24
+    search_T_cap: int = 8000
     per_check: dict[str, dict] = field(default_factory=dict)
 
     def get(self, check_id: str, key: str, default: object = None) -> object:
@@ -40,8 +44,28 @@ class Profile:
         return asdict(self)
 
 
-QUICK = Profile(name="quick", replicas=32, level=0.95, scale=1.0, instances=1)
-FULL = Profile(name="full", replicas=128, level=0.95, scale=3.0, instances=3)
+#: horizons of the searches per claim: Theorem 8 is informative only from round 1/kappa (thousands of rounds);
+#: the floor and the Lyapunov windows at every round (their runs are cut at the cap)
+_SEARCH_CAPS = {"fednmap.theorem8": 20000, "fednmap.theorem8.floor": 3000, "fednmap.lyapunov": 1500}
+#: quick-profile search budgets per claim (evaluations), from their cost: the floor's runs are the longest (its
+#: worst case is at the largest steps, the default experiment's corner), the F_nat / F_nor ratios the cheapest
+_QUICK_BUDGETS = {"fednmap.theorem8": 60, "fednmap.theorem8.floor": 80, "fednmap.lyapunov": 60, "fednmap.nat_nor_relation": 150}
+
+
+
+def _per_check(cap_factor: int, budgets: dict[str, int]) -> dict[str, dict]:
+    out: dict[str, dict] = {k: {"search_T_cap": cap_factor * v} for k, v in _SEARCH_CAPS.items()}
+    for k, b in budgets.items():
+        out.setdefault(k, {})["search_budget"] = b
+    # from x* the floor's run settles within about 1/(9 kappa) rounds: one time constant 1/kappa is its horizon
+    out["fednmap.theorem8.floor"]["tau"] = 1.0
+    return out
+
+
+QUICK = Profile(name="quick", replicas=32, level=0.95, scale=1.0, instances=1, search_budget=24,
+                per_check=_per_check(1, _QUICK_BUDGETS))
+FULL = Profile(name="full", replicas=128, level=0.95, scale=3.0, instances=3, search_budget=300,
+               per_check=_per_check(3, {k: 5 * b for k, b in _QUICK_BUDGETS.items()}))
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (QUICK, FULL)}
 

@@ -9,10 +9,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from fedbounds.checks.core.verdict import to_json_safe
+from fedbounds.checks.core.verdict import EXACT_RTOL, to_json_safe
 from fedbounds.checks.registry import CheckResult, CheckSpec, Plot
 
-__all__ = ["format_slack", "format_table", "plot_result", "write_report"]
+__all__ = ["format_slack", "format_table", "format_tightness", "plot_result", "write_report"]
 
 
 def format_slack(s: float) -> str:
@@ -24,6 +24,36 @@ def format_slack(s: float) -> str:
     return f"{s:.3g}"
 
 
+def format_tightness(tightness: dict) -> str:
+    """The table's tightness cell: the worst observed / bound ratio the adversarial search found
+    (``tightness['search']``, :meth:`fedbounds.checks.core.adversarial.WorstCase.to_dict`) and how loose the bound
+    is there; else the check's own one-line ``summary`` (e.g. how far past a condition a step still held); ``n/a``
+    for a claim without an observed / bound ratio; ``-`` when not searched."""
+    search = tightness.get("search") if isinstance(tightness, dict) else None
+    if isinstance(search, dict) and "worst_ratio" in search:
+        r = float(search["worst_ratio"])
+        if r > 1 + EXACT_RTOL:
+            return f"{r:.3g} (VIOLATED)"
+        loose = float(search.get("loose_by", 1.0 / r if r > 0 else math.inf))
+        return f"{r:.3g} (loose x{format_slack(loose)})"
+    if isinstance(tightness, dict) and "summary" in tightness:
+        return str(tightness["summary"])
+    if isinstance(tightness, dict) and "not_applicable" in tightness:
+        return "n/a"
+    return "-"
+
+
+def _teeth(v) -> str:
+    from fedbounds.checks.core.controls import why_not
+
+    if v.status != "violated":
+        return "FAILED (control passed)"
+    if "control_record" not in v.details:
+        return "ok (no record)"
+    reason = why_not(v)
+    return "ok" if reason is None else f"not its reason: {reason}"
+
+
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     line = "  ".join("-" * w for w in widths)
@@ -33,24 +63,27 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
-    """The claims table (claim, paper label, status, verdict, worst slack, instances tried) and the table of
-    negative controls (each must read ``violated``)."""
+    """The claims table (claim, paper label, status, verdict, worst slack, tightness: the worst observed / bound
+    found by the adversarial search, instances tried) and the table of negative controls (each must read
+    ``violated``; ``teeth`` says whether it fires for its stated reason: located away from round 0, no divergence)."""
     rows = []
     for spec, res in pairs:
         label, status = spec.provenance()
         verdict = res.verdict + ("" if spec.accepts(res) or res.error else " !")
         if spec.erratum and res.verdict == "violated":
             verdict += " (erratum)"
-        rows.append([spec.check_id, label, status, verdict, format_slack(res.worst_slack), str(len(res.instances))])
-    text = _table(rows, ["claim", "paper label", "status", "verdict", "worst slack", "instances"])
+        rows.append([spec.check_id, label, status, verdict, format_slack(res.worst_slack), format_tightness(res.tightness),
+                     str(len(res.instances))])
+    text = _table(rows, ["claim", "paper label", "status", "verdict", "worst slack", "tightness", "instances"])
     neg_rows = []
     for spec, res in pairs:
         for v in res.negatives:
-            ok = "ok" if v.status == "violated" else "FAILED (control passed)"
-            neg_rows.append([spec.check_id, str(v.details.get("control", v.instance)), v.status, format_slack(v.slack), ok])
+            where = (v.details.get("control_record") or {}).get("violated_at")
+            neg_rows.append([spec.check_id, str(v.details.get("control", v.instance)), v.status, format_slack(v.slack),
+                             "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
         text += "\n\nNegative controls (each must be violated):\n"
-        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "teeth"])
+        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"])
     errors = [(s.check_id, r.error) for s, r in pairs if r.error]
     if errors:
         text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)

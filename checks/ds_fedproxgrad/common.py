@@ -6,29 +6,210 @@ along the trajectory (the proofs use (8) and A3 only at the iterates): G^2 = max
 max over iterates of (1/N) sum ||grad f_i||^2 - B^2 ||grad f||^2), G_r = max over iterates of ||grad r||.
 sigma^2 is the estimator's (Gaussian: exact); gamma_r is the solver's (inject: exact; otherwise the measured
 empirical inexactness gamma_emp, the smallest gamma_r for which (10) holds that round).
+
+Worst cases (design.md, principle 4; issue "Verdicts that can fail"): :data:`INSTANCE_DIMS` are the fairness
+instance's knobs that the hypotheses leave free (lambda, heterogeneity B^2 of (8), the clients' data
+heterogeneity, the conditioning through the nonconvex penalty's weight, dimension p, clients N, the start
+point's radius); :class:`Measured` is one experiment of a quantitative claim (observations against the bound at
+K points); :func:`worst_and_calibrated` searches a claim's experiment for the largest observed / bound and
+re-runs the worst case with fresh noise against the bound scaled by half that ratio (the calibrated control).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
+from fedbounds.checks.core.adversarial import Dimension, WorstCase, calibrated_scale, search_worst
 from fedbounds.checks.core.cache import cached
-from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.controls import control
+from fedbounds.checks.core.formulas import evaluate, function_of
+from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
-__all__ = ["DSRecord", "ds_record", "fairness_instance", "measured_constants", "scaled_clients_instance"]
+__all__ = [
+    "DEFAULT_INSTANCE",
+    "FRESH_SEED",
+    "INSTANCE_DIMS",
+    "DSRecord",
+    "Measured",
+    "ds_record",
+    "eta_max",
+    "evaluate_array",
+    "fairness_instance",
+    "instance_at",
+    "instance_pool",
+    "knobs_of",
+    "measured_constants",
+    "scaled_clients_instance",
+    "searched",
+    "worst_and_calibrated",
+    "x0_at",
+]
+
+#: offset added to the check's seed for the calibrated control's fresh Monte Carlo noise
+FRESH_SEED = 7919
 
 
-def fairness_instance(seed: int = 0, *, lam: float = 1.0, B2: float = 1.0):
-    """The fairness instance (notes section 3), small enough for the quick profile: N = 4 clients, p = 5."""
+def fairness_instance(seed: int = 0, *, lam: float = 1.0, B2: float = 1.0, n: int = 4, p: int = 5, het: float = 1.0,
+                      alpha_pen: float = 0.1):
+    """The fairness instance (notes section 3), small enough for the quick profile: by default N = 4 clients,
+    p = 5; ``het`` sets alpha_het = beta_het (the clients' data heterogeneity), ``alpha_pen`` the nonconvex
+    penalty's weight (the conditioning: L_f = (1/4) max_i lambda_max + 2 alpha_pen)."""
     from fedbounds.algorithms.instances.fairness import fairness
 
-    prob = fairness(n=4, p=5, m=20, lam=lam, B2=B2, seed=seed)
-    prob.name = f"fairness(N=4,p=5,lam={lam},seed={seed})"
+    prob = fairness(n=n, p=p, m=20, lam=lam, B2=B2, alpha_het=het, beta_het=het, alpha_pen=alpha_pen,
+                    shifted_features=min(5, p), seed=seed)
+    extra = "" if (B2, het, alpha_pen) == (1.0, 1.0, 0.1) else f",B2={B2:.6g},het={het:.6g},pen={alpha_pen:.6g}"
+    prob.name = f"fairness(N={n},p={p},lam={lam:.6g}{extra},seed={seed})"
     return prob
+
+
+def eta_max(problem) -> float:
+    """1/(6 L_F) (A4(iv), fedbounds.theory.ds_fedproxgrad.formulas.eta_max_smooth)."""
+    c = problem.constants
+    return evaluate(dc.eta_max_smooth, {S.L_F: float((c["L_F"] if "L_F" in c else c["L"]).value)})
+
+
+#: the fairness instance's free knobs (what the hypotheses allow) and their ranges
+INSTANCE_KNOBS: tuple[Dimension, ...] = (
+    Dimension("lam", 0.1, 10.0, log=True),
+    Dimension("B2", 1.0, 4.0, log=True),
+    Dimension("het", 0.1, 4.0, log=True),
+    Dimension("alpha_pen", 0.01, 1.0, log=True),
+    Dimension("p", 3, 10, integer=True),
+    Dimension("n", 2, 8, integer=True),
+)
+#: the checks' default instance (``fairness_instance(seed)``) as a point of those knobs
+DEFAULT_KNOBS: dict[str, Any] = {"lam": 1.0, "B2": 1.0, "het": 1.0, "alpha_pen": 0.1, "p": 5, "n": 4}
+#: size of the instance pool the searches draw from (entry 0: the default instance)
+POOL_SIZE = 12
+
+
+def instance_pool(size: int = POOL_SIZE) -> tuple[dict[str, Any], ...]:
+    """The searched instances: the default, then ``size - 1`` knob settings on a seeded Latin hypercube over
+    :data:`INSTANCE_KNOBS` (each knob's range cut in ``size - 1`` strata, one point per stratum, strata paired at
+    random). A pool, not a continuum, because building an instance (its stationary point and G) costs more than
+    a run; every claim's search shares the same instances, built once per process."""
+    rng = np.random.default_rng(20251208)
+    k = size - 1
+    cols = {d.name: [d.value((i + rng.random()) / k) for i in rng.permutation(k)] for d in INSTANCE_KNOBS}
+    return (dict(DEFAULT_KNOBS), *({name: cols[name][j] for name in cols} for j in range(k)))
+
+
+#: the instance and start point axes of every DS search: the pool entry and the start's radius
+INSTANCE_DIMS: tuple[Dimension, ...] = (Dimension("instance", choices=tuple(range(POOL_SIZE))), Dimension("x0", 0.0, 3.0))
+#: the default instance, started at x^0 = 0, as a point of :data:`INSTANCE_DIMS`
+DEFAULT_INSTANCE: dict[str, Any] = {"instance": 0, "x0": 0.0}
+
+
+@functools.lru_cache(maxsize=64)
+def _pooled(index: int, seed: int):
+    q = instance_pool()[index]
+    return fairness_instance(seed, lam=float(q["lam"]), B2=float(q["B2"]), n=int(q["n"]), p=int(q["p"]), het=float(q["het"]),
+                             alpha_pen=float(q["alpha_pen"]))
+
+
+def instance_at(point: Mapping[str, Any], seed: int):
+    """The fairness instance of pool entry ``point["instance"]`` (default 0), built from ``seed`` (cached)."""
+    return _pooled(int(point.get("instance", 0)), int(seed))
+
+
+def knobs_of(point: Mapping[str, Any]) -> dict[str, Any]:
+    """The instance knobs behind a search point (for the report)."""
+    return dict(instance_pool()[int(point.get("instance", 0))])
+
+
+def x0_at(point: Mapping[str, Any], problem, seed: int) -> list[float] | None:
+    """The start x^0: radius ``point["x0"]`` along a seeded unit direction (``None``: the origin)."""
+    radius = float(point.get("x0", 0.0))
+    if radius == 0.0:
+        return None
+    u = np.random.default_rng([seed, 31337, problem.p]).standard_normal(problem.p)
+    return (radius * u / np.linalg.norm(u)).tolist()
+
+
+@dataclass
+class Measured:
+    """One experiment of a quantitative claim: ``values`` (exact: (K,); Monte Carlo: (replicas, K)) against
+    ``bound`` (K,) at the K points labelled ``where`` (rounds or horizons)."""
+
+    values: np.ndarray
+    bound: np.ndarray
+    exact: bool
+    where: list
+    instance: str
+    details: dict = field(default_factory=dict)
+
+    def means(self) -> np.ndarray:
+        v = np.asarray(self.values, float)
+        return v if self.exact else v.reshape(v.shape[0], -1).mean(axis=0)
+
+    def ratio(self) -> float:
+        """max over the points of observed (mean) / bound: the experiment's tightness."""
+        return float(np.max(self.means() / self.bound))
+
+    def argworst(self) -> int:
+        return int(np.argmax(self.means() / self.bound))
+
+    def verdict(self, claim: str, level: float, scale: float = 1.0, label: str | None = None) -> Verdict:
+        """The claim's verdict with the bound times ``scale``."""
+        return compare(claim, label or self.instance, self.values, self.bound * scale, exact=self.exact, level=level,
+                       details={**self.details, "where": self.where})
+
+
+def _located(v: Verdict, where: list) -> Any:
+    i = int(v.details.get("worst_index", 0))
+    return where[i] if 0 <= i < len(where) else None
+
+
+def worst_and_calibrated(claim: str, measure: Callable[[Mapping[str, Any], int, int, int], Measured], space: Sequence[Dimension],
+                         default: Mapping[str, Any], *, budget: int, replicas: int, search_replicas: int, seed: int,
+                         level: float) -> tuple[WorstCase, Verdict, dict]:
+    """Search ``measure(point, seed, replicas, noise_seed).ratio()`` over ``space`` (``default``, the check's own
+    experiment, evaluated first), then the calibrated control: the worst point (same instance and start, built from
+    ``seed``) re-run with fresh noise (noise seed + FRESH_SEED; a reproduction when the run is exact) against the
+    bound times ``calibrated_scale(worst ratio)``. Returns the worst case, the control, and the ``tightness``
+    record ``{"search": WorstCase.to_dict() + what was searched + what the calibrated bound does, at the worst case
+    and on the default experiment}``."""
+    worst = search_worst(lambda q: measure(q, seed, search_replicas, seed).ratio(), space, budget=budget, seed=seed,
+                         starts=[default])
+    scale = calibrated_scale(worst.ratio)
+    fresh = measure(worst.point, seed, replicas, seed + FRESH_SEED)
+    v = fresh.verdict(claim, level, scale, label=f"worst case, bound x {scale:.3g}")
+    kind = "reproduction (exact run)" if fresh.exact else f"fresh Monte Carlo noise (seed {seed + FRESH_SEED}, {replicas} replicas)"
+    ctrl = control(v.with_details(worst_point=dict(worst.point), worst_instance=knobs_of(worst.point)), changed="bound",
+                   what=f"calibrated: bound x {scale:.3g} (worst ratio {worst.ratio:.3g} / 2) at the worst case, {kind}",
+                   before=1.0, after=scale, violated_at=_located(v, fresh.where) if v.violated else None)
+    base = measure(default, seed, replicas, seed)
+    on_default = base.verdict(claim, level, scale)
+    tight = {**worst.to_dict(), "instance_knobs": knobs_of(worst.point), "searched": searched(space),
+             "search_replicas": search_replicas, "default_ratio": base.ratio(),
+             "fresh_ratio": fresh.ratio(), "calibrated_scale": scale, "calibrated_at_worst": str(v.status),
+             "calibrated_on_default": str(on_default.status), "calibrated_on_default_at": _located(on_default, base.where),
+             "evaluation": kind}
+    return worst, ctrl, {"search": tight}
+
+
+def searched(space: Sequence[Dimension]) -> dict:
+    """What a search covered: each dimension's range or choices, the instance pool's knob ranges (``tightness``)."""
+    out = {d.name: (list(d.choices) if d.choices else [d.low, d.high]) for d in space}
+    if "instance" in out:
+        out["instance"] = {"pool": len(instance_pool()), "knobs": {d.name: [d.low, d.high] for d in INSTANCE_KNOBS}}
+    return out
+
+
+def evaluate_array(expr: sp.Expr, values: Mapping[sp.Symbol, Any]) -> np.ndarray:
+    """``expr`` (a rational expression: no math functions) at array-valued ``values``, elementwise (the same
+    lambdified formula :func:`fedbounds.checks.core.formulas.evaluate` uses, fed numpy arrays)."""
+    syms = tuple(sorted(sp.sympify(expr).free_symbols, key=lambda s: s.name))
+    f = function_of(expr, syms)
+    return np.asarray(f(*(np.asarray(values[s], dtype=float) for s in syms)), dtype=float)
 
 
 def scaled_clients_instance(seed: int = 0, scales: tuple[float, ...] = (0.1, 0.1, 0.1, 3.7)):
@@ -163,7 +344,7 @@ def measured_constants(problem, rec: DSRecord, *, sigma2: float) -> dict[sp.Symb
 
 def xi_per_round(vals: dict, eta: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     """Xi_r (eq. (22), fedbounds.theory.ds_fedproxgrad.formulas.Xi) for each round's eta_r and gamma_r."""
-    return np.array([evaluate(dc.Xi, {**vals, S.eta: float(e), S.gamma_r: float(g)}) for e, g in zip(eta, gamma)])
+    return evaluate_array(dc.Xi, {**vals, S.eta: np.asarray(eta, float), S.gamma_r: np.asarray(gamma, float)})
 
 
 def r0_of(vals: dict, gamma: np.ndarray) -> int:

@@ -1,27 +1,57 @@
 """FedNMap checks (arXiv 2602.03357): Theorem 8, Theorem 5's rate shape, and the F_nat / F_nor relation.
 
-* ``fednmap.theorem8`` (Theorem 8 [V]): E[psi(x_T)] - psi* <= exp(-2 eta_hat mu T / (9 (1 + gamma mu C_0)))
-  E[L_0] + 36 sigma^2/(m n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2), in its strictest form
-  C_0 = 0, E[L_0] = psi(x_0) - psi*, with steps at the largest values Theorem 5's conditions allow (Theorem 8's
-  own conditions are lost; [?]). Every T on a trajectory is a valid horizon, so the bound is compared at
-  log-spaced rounds t <= T. Two starts per instance: away from x* (the whole bound) and at x* (E[L_0] = 0:
-  the error floor alone). Instances: Lasso and MCP (Monte Carlo), ridge (linear-Gaussian, exact).
-* ``fednmap.theorem8.floor`` (Theorem 8 as T -> infinity [D]): started at x*, the whole trajectory against
-  the floor 36 sigma^2/(m n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2).
-* ``fednmap.theorem5.rate`` (Theorem 5 / Table 1, O(sqrt(sigma^2/(nQT)) + 1/T) [V]): with exact gradients the
-  average of ||F_nor(z_t)||^2 over t < T against the rate's shape 1/T (log-log slope).
-* ``fednmap.nat_nor_relation`` ([I], section 3): (1 - gamma rho) ||F_nat(prox z)|| <= gamma ||F_nor(z)||,
+* ``fednmap.theorem8`` (Theorem 8 [V]; its hypotheses are Theorem 5's conditions, reconstructed: Theorem 8's own
+  are lost): E[psi(x_T)] - psi* <= exp(-2 eta_hat mu T / (9 (1 + gamma mu C_0))) E[L_0] + 36 sigma^2/(m n mu Q)
+  + 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2), in its strictest form C_0 = 0, E[L_0] = psi(x_0) - psi*,
+  steps at the largest values Theorem 5's conditions allow. Every T is a valid horizon; the claim is informative
+  from round 1/kappa on (kappa = the exponent per round: there the transient bound has decayed by e; before it
+  the bound is within a factor e of E[L_0] + floor and any non-increasing run meets it), so the verdict compares
+  at log-spaced rounds in [1/kappa, T] with T = TAU8/kappa; earlier rounds are compared too and reported (a
+  violation there would be a verdict). Instances: Lasso and MCP (Monte Carlo), ridge (linear-Gaussian, exact).
+* ``fednmap.theorem8.floor`` (Theorem 8 as T -> infinity [D]): started at x*, the whole trajectory (rounds >= 1)
+  against the floor.
+* ``fednmap.theorem5.rate`` (Theorem 5 / Table 1, O(sqrt(sigma^2/(nQT)) + 1/T) [V]): the log-log slope in T of the
+  average of ||F_nor(z_t)||^2 against the rate's two regimes: 1/T with exact gradients (MCP), and sqrt(sigma^2/(nQT))
+  with sigma^2 > 0 on a nonconvex instance (sigmoid least squares + l1), step tuned to T.
+* ``fednmap.nat_nor_relation`` ([D], section 3): (1 - gamma rho) ||F_nat(prox z)|| <= gamma ||F_nor(z)||,
   pointwise at every round and replica of whole trajectories (a deterministic statement: exact verdicts).
+
+Negative controls (design.md, principle 3; :func:`fedbounds.checks.core.controls.control`): each changes one
+thing and records it, and where the violation occurred. The "bound / k" controls are calibrated, k = 2 / worst
+ratio, from the worst case searched (:mod:`fedbounds.checks.fednmap.worst`) and from the default experiment
+itself (re-run with fresh Monte Carlo noise); step controls take the smallest step past the condition that breaks
+the inequality (found by search), and a diverged run is never the family's control.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from fedbounds.checks.core.adversarial import calibrated_scale
+from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.core.profiles import Profile
+from fedbounds.checks.core.search import smallest_violating_factor
 from fedbounds.checks.core.stats import mean_ci
 from fedbounds.checks.core.verdict import VIOLATED, Verdict, compare, decide
-from fedbounds.checks.fednmap.common import cached, checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
+from fedbounds.checks.fednmap import worst
+from fedbounds.checks.fednmap.common import (  # noqa: F401 (exact_gap, fednmap_run, theorem8_*: re-exported)
+    cached,
+    checkpoints,
+    exact_gap,
+    fednmap_run,
+    gaussian_oracle,
+    informative_checkpoints,
+    informative_from,
+    kappa_of,
+    make_instance,
+    pl_constant,
+    start_point,
+    theorem5_parameters,
+    theorem8_curve,
+    theorem8_values,
+)
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
@@ -32,145 +62,184 @@ SIGMA2 = 0.05
 Q8, M8 = 2, 1
 #: Theorem 8's instances: PL, convex (Lasso) and weakly convex (MCP) Monte Carlo, linear-Gaussian (ridge) exact
 INSTANCES8 = ("lasso", "mcp", "ridge")
+#: Theorem 8's horizon in units of the bound's time constant 1/kappa
+TAU8 = 1.5
 #: slope tolerance of the rate-shape test: an O-rate compared over about a decade of T
 SHAPE_TOL = 0.1
+#: the seed offset of a control re-run with fresh Monte Carlo noise
+FRESH = 1000
+
+_start = start_point  # the former private name (tests, notebooks)
 
 
-def _start(problem, gamma: float, offset: float, seed: int) -> tuple[np.ndarray, float]:
-    """z_0 = z* + offset * u (u a seeded unit vector, z* = x* - gamma grad f(x*) the normal-map zero), and
-    psi(x_0) - psi* with x_0 = prox(z_0)."""
-    sol = problem.solution()
-    z_star = sol.x_star - gamma * problem.grad_f(sol.x_star)
-    u = np.random.default_rng([seed, 31]).standard_normal(problem.p)
-    z0 = z_star + offset * u / np.linalg.norm(u)
-    x0 = problem.phi.prox(z0, gamma)
-    return z0, max(float(problem.psi(x0) - sol.psi_star), 0.0)
+def _fresh(ctx: CheckContext) -> CheckContext:
+    return CheckContext(profile=ctx.profile, seed=ctx.seed + FRESH, tick=ctx.tick)
 
 
-def fednmap_run(problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float, metrics: tuple[str, ...]):
-    """A cached Monte Carlo FedNMap run (``fedbounds.algorithms.run.run``); returns the Trajectory."""
-    from fedbounds.algorithms.run import run
-
-    key = ("fednmap", problem.name, tuple(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2, metrics)
-    return cached(key, lambda: run("fednmap", problem, params, rounds=rounds, replicas=replicas, seed=seed,
-                                   oracle=gaussian_oracle(sigma2), metrics=metrics))
-
-
-def exact_gap(problem, params: dict, *, rounds: int, sigma2: float) -> np.ndarray:
-    """E[psi(x_t)] - psi* for t = 0..rounds, exactly (linear-Gaussian instance, ``fedbounds.algorithms.exact``)."""
-    from fedbounds.algorithms.exact import run_exact
-
-    key = ("exact", problem.name, tuple(sorted((k, str(v)) for k, v in params.items())), rounds, sigma2)
-    res = cached(key, lambda: run_exact("fednmap", problem, params, rounds=rounds, oracle=gaussian_oracle(sigma2)))
-    return np.asarray(res.E_psi_gap, dtype=float)
-
-
-def theorem8_values(problem, setup, *, sigma2: float, EL0: float, C0: float = 0.0) -> dict:
-    """Theory symbol values of Theorem 8 on this instance (mu = the PL constant of psi)."""
-    return {**setup.values(), S.mu: pl_constant(problem), S.sigma2: sigma2, S.n: problem.n, S.C_0: C0, S.EL_0: EL0}
-
-
-def theorem8_curve(values: dict, ts: np.ndarray, *, scale: float = 1.0) -> np.ndarray:
-    """Theorem 8's bound at each horizon T in ``ts`` (times ``scale``; scale 1/10 is a negative control)."""
-    return np.array([scale * evaluate(fc.theorem8_bound, {**values, S.T: int(t)}) for t in ts])
-
-
-def _theorem8_instance(kind: str, ctx: CheckContext, T: int, *, start: str, scale: float = 1.0, frac: float = 1.0,
-                       eta_a_frac: float | None = None, sigma2: float = SIGMA2, Q: int = Q8, correction: bool = True,
-                       heterogeneity: float = 0.5, hessian_het: float = 0.0, claim: str = "fednmap.theorem8",
-                       label: str = "", instance_seed: int | None = None) -> tuple[Verdict, Curve, Curve]:
+def _theorem8_instance(kind: str, ctx: CheckContext, *, start: str, scale: float = 1.0, frac: float = 1.0,
+                       eta_a_frac: float | None = None, sigma2: float = SIGMA2, Q: int = Q8, claim: str = "fednmap.theorem8",
+                       label: str = "", instance_seed: int | None = None, T: int | None = None) -> tuple[Verdict, Curve, Curve]:
+    """Theorem 8 (``start='away'``) or its floor (``start='opt'``, x_0 = x*) on one default instance. The verdict
+    compares at the informative rounds: [1/kappa, T] for Theorem 8 (T = TAU8/kappa unless given), every round
+    >= 1 for the floor (from x* the bound is the floor at every T). ``scale`` multiplies the bound (a control);
+    ``ctx.seed`` seeds the Monte Carlo noise, ``instance_seed`` the data."""
     prof: Profile = ctx.profile
     iseed = ctx.seed if instance_seed is None else instance_seed
-    problem = make_instance(kind, seed=iseed, heterogeneity=heterogeneity, hessian_het=hessian_het)
+    problem = make_instance(kind, seed=iseed)
     c = problem.constants
     setup = theorem5_parameters(c["L"].value, c["rho"].value, Q=Q, m=M8, frac=frac, eta_a_frac=eta_a_frac)
-    z0, EL0 = _start(problem, setup.gamma, 1.0 if start == "away" else 0.0, iseed)
+    z0, EL0 = start_point(problem, setup.gamma, 1.0 if start == "away" else 0.0, iseed)
     values = theorem8_values(problem, setup, sigma2=sigma2, EL0=EL0)
-    ts = checkpoints(T, 40)
+    t0 = informative_from(values) if start == "away" else 1
+    if T is None:
+        T = prof.rounds(math.ceil(float(prof.get(claim, "tau", TAU8)) / kappa_of(values)))
+    T = max(T, t0)
+    ts = informative_checkpoints(t0, T, 40)
+    early = checkpoints(t0, 12)
+    early = early[(early >= 1) & (early < t0)]
     bound = theorem8_curve(values, ts, scale=scale)
-    params = setup.params(z0=z0) if correction else setup.params(z0=z0, correction=False)
+    params = setup.params(z0=z0)
     name = label or f"{kind}, x0 {'away from' if start == 'away' else 'at'} x*" + (f", instance seed {iseed}" if iseed != ctx.seed else "")
-    details = {"T": T, "C_0": 0.0, "E[L_0]": EL0, "mu_PL": values[S.mu], "sigma2": sigma2, "Q": Q, "m": M8, "correction": correction,
-               "gamma": setup.gamma, "eta_hat": setup.eta_hat, "eta_a": setup.eta_a, "eta_s": setup.eta_s,
-               "eta_hat/eta_hat_max": frac}
+    details = {"T": T, "informative_from": t0, "kappa": kappa_of(values), "C_0": 0.0, "E[L_0]": EL0, "mu_PL": values[S.mu],
+               "sigma2": sigma2, "Q": Q, "m": M8, "gamma": setup.gamma, "eta_hat": setup.eta_hat, "eta_a": setup.eta_a,
+               "eta_s": setup.eta_s, "eta_hat/eta_hat_max": frac, "bound_scale": scale}
     if kind == "ridge":
-        gap = exact_gap(problem, params, rounds=T, sigma2=sigma2)
+        with np.errstate(all="ignore"):
+            gap = exact_gap(problem, params, rounds=T, sigma2=sigma2)
+        if not np.all(np.isfinite(gap)):
+            details["diverged"] = f"exact moments not finite from round {int(np.argmin(np.isfinite(gap)))}"
         obs = gap[ts]
-        v = compare(claim, name, obs, bound, exact=True, details={**details, "slack_at_T": float(bound[-1] / max(obs[-1], 1e-300))})
+        details["slack_at_T"] = float(bound[-1] / max(obs[-1], 1e-300))
+        if early.size:
+            details["early_rounds"] = compare(claim, name, gap[early], theorem8_curve(values, early, scale=scale), exact=True).status
+        v = compare(claim, name, obs, bound, exact=True, details=details)
         cur = Curve(f"{name}: exact E gap", ts.tolist(), obs.tolist())
-    else:
-        traj = fednmap_run(problem, params, rounds=T, replicas=int(prof.replicas), seed=ctx.seed, sigma2=sigma2,
-                           metrics=("psi_gap", "normal_map_sq", "natural_residual_sq"))
-        if traj.divergence is not None:
-            d = traj.divergence
-            v = Verdict(claim, name, float("inf"), float(bound[-1]), float("inf"), float("inf"), str(VIOLATED), 0.0,
-                        True, {**details, "diverged": f"round {d.round} (replica {d.replica}): {d.reason}"})
-            return v, Curve(name, [], []), Curve("bound", ts.tolist(), bound.tolist(), role="bound")
-        samples = traj.metrics["psi_gap"][ts].T
-        mean, lo, hi = mean_ci(samples, level=prof.level)
-        details["slack_at_T"] = float(bound[-1] / max(mean[-1], 1e-300))
-        v = compare(claim, name, samples, bound, exact=False, level=prof.level, details=details)
-        cur = Curve(f"{name}: MC mean", ts.tolist(), np.maximum(mean, 1e-300).tolist(), np.maximum(lo, 1e-300).tolist(), hi.tolist())
+        v = v.with_details(worst_round=int(ts[v.details["worst_index"]]))
+        return v, cur, Curve(f"bound ({name})", ts.tolist(), bound.tolist(), role="bound")
+    traj = fednmap_run(problem, params, rounds=T, replicas=int(prof.replicas), seed=ctx.seed, sigma2=sigma2,
+                       metrics=("psi_gap", "normal_map_sq", "natural_residual_sq"))
+    if traj.divergence is not None:
+        d = traj.divergence
+        v = Verdict(claim, name, float("inf"), float(bound[-1]), float("inf"), float("inf"), str(VIOLATED), 0.0,
+                    True, {**details, "diverged": f"round {d.round} (replica {d.replica}): {d.reason}"})
+        return v, Curve(name, [], []), Curve("bound", ts.tolist(), bound.tolist(), role="bound")
+    samples = traj.metrics["psi_gap"][ts].T
+    mean, lo, hi = mean_ci(samples, level=prof.level)
+    details["slack_at_T"] = float(bound[-1] / max(mean[-1], 1e-300))
+    if early.size:
+        details["early_rounds"] = compare(claim, name, traj.metrics["psi_gap"][early].T, theorem8_curve(values, early, scale=scale),
+                                          exact=False, level=prof.level).status
+    v = compare(claim, name, samples, bound, exact=False, level=prof.level, details=details)
+    v = v.with_details(worst_round=int(ts[v.details["worst_index"]]))
+    cur = Curve(f"{name}: MC mean", ts.tolist(), np.maximum(mean, 1e-300).tolist(), np.maximum(lo, 1e-300).tolist(), hi.tolist())
     return v, cur, Curve(f"bound ({name})", ts.tolist(), bound.tolist(), role="bound")
+
+
+def _worst_ratio(v: Verdict) -> float:
+    """observed / bound at the verdict's point of least slack (1 / its slack)."""
+    return 1.0 / v.slack if v.slack and math.isfinite(v.slack) and v.slack > 0 else math.nan
+
+
+def _calibrated_default(claim: str, kind: str, ctx: CheckContext, measured: Verdict, *, start: str) -> Verdict:
+    """The default experiment re-run with fresh Monte Carlo noise (seed + FRESH; an exact instance is a
+    reproduction), the bound scaled by calibrated_scale(observed / bound measured on it): one thing changed."""
+    s = calibrated_scale(_worst_ratio(measured))
+    fresh = _fresh(ctx)
+    v, _, _ = _theorem8_instance(kind, fresh, start=start, scale=s, claim=claim, instance_seed=ctx.seed, T=measured.details["T"],
+                                 label=f"{kind}, bound x {s:.3g} (fresh noise)")
+    noise = "exact (a reproduction)" if kind == "ridge" else f"fresh Monte Carlo noise (seed {fresh.seed})"
+    v = v.with_details(noise=noise, calibrated_from=f"worst observed / bound {1 / s / 2:.3g} on the default experiment (seed {ctx.seed})")
+    return control(v, changed="bound", what=f"bound x {s:.3g} = worst ratio / 2 of the default {kind} experiment, {noise}",
+                   before=1.0, after=s, violated_at=v.details.get("worst_round") if v.violated else None,
+                   diverged=v.details.get("diverged"))
+
+
+def _searched(claim: str, ctx: CheckContext, res: CheckResult, *, slack_before: float, quantity: str) -> None:
+    """Run ``claim``'s worst-case search, record it as ``res.tightness['search']`` and add its calibrated control."""
+    ctx.tick(f"{claim}: worst-case search")
+    wc = worst.search(claim, ctx)
+    T_cap = int(ctx.profile.get(claim, "search_T_cap", 8000))
+    res.tightness["search"] = worst.tightness_record(wc, quantity=quantity, T_cap=T_cap, slack_before=slack_before)
+    res.negatives.append(worst.calibrated_at_worst(claim, wc, ctx))
+
+
+def _eta_hat_control(ctx: CheckContext, T: int) -> tuple[Verdict, dict]:
+    """eta_hat past Theorem 5's condition, nothing else changed (eta_a at its maximum, eta_s = eta_hat/(eta_a Q)
+    larger), on the ridge instance (exact: the smallest violating factor is well defined), same horizon T,
+    compared at the rounds informative for that eta_hat: the smallest factor that breaks the inequality."""
+
+    def at(f: float) -> Verdict:
+        v, _, _ = _theorem8_instance("ridge", ctx, start="away", frac=f, eta_a_frac=1.0, T=T, label=f"ridge, eta_hat x{f:.4g}")
+        return v
+
+    f, v, tried = smallest_violating_factor(at)
+    record = {"tried": [[a, b, c] for a, b, c in tried], "smallest_violating_factor": f}
+    if v is None:
+        last = at(tried[-1][0])
+        return control(last, changed="eta_hat", what="eta_hat past Theorem 5's condition: no violation without divergence found",
+                       before=1.0, after=tried[-1][0], diverged=last.details.get("diverged")), record
+    return control(v, changed="eta_hat", what=f"eta_hat {f:.3g}x past Theorem 5's condition (the smallest factor that breaks "
+                   f"the inequality, by doubling then bisection; ridge, exact, no divergence)", before=1.0, after=f,
+                   violated_at=v.details["worst_round"]), record
 
 
 @register("fednmap.theorem8", title="Theorem 8: E[psi(x_T)] - psi* bound in its strictest form (C_0 = 0, E[L_0] = psi(x_0) - psi*)",
           label="Theorem 8", status="verbatim", family="fednmap")
 def check_theorem8(ctx: CheckContext) -> CheckResult:
-    """FedNMap Theorem 8 from x_0 away from x* on Lasso, MCP (Monte Carlo) and ridge (exact). Negative
-    controls: the bound / 10, and eta_hat 300 times past Theorem 5's condition (eta_s larger)."""
-    T = ctx.profile.rounds(int(ctx.profile.get("fednmap.theorem8", "T", 2000)))
+    """FedNMap Theorem 8 from x_0 away from x* on Lasso, MCP (Monte Carlo) and ridge (exact), at the rounds where it
+    is informative (kappa t >= 1). Negative controls: the bound scaled by worst ratio / 2, at the searched worst case
+    (exact) and on the Lasso experiment (fresh noise); eta_hat past Theorem 5's condition by the smallest factor
+    that breaks the inequality (ridge, exact, no divergence)."""
     res = CheckResult("fednmap.theorem8")
-    plot = Plot("theorem8", "FedNMap Theorem 8 (C_0 = 0, E[L_0] = psi(x_0) - psi*)", "round T", "E[psi(x_T)] - psi*")
+    plot = Plot("theorem8", "FedNMap Theorem 8 (C_0 = 0, E[L_0] = psi(x_0) - psi*), informative rounds", "round T", "E[psi(x_T)] - psi*")
     for kind in INSTANCES8:
         for k in range(int(ctx.profile.instances)):
             ctx.tick(f"theorem8 {kind} #{k}")
-            v, cur, bnd = _theorem8_instance(kind, ctx, T, start="away", instance_seed=ctx.seed + k)
+            v, cur, bnd = _theorem8_instance(kind, ctx, start="away", instance_seed=ctx.seed + k)
             res.verdicts.append(v)
+            if v.details.get("early_rounds") == str(VIOLATED):
+                ev, _, _ = _theorem8_instance(kind, ctx, start="away", instance_seed=ctx.seed + k, T=v.details["informative_from"])
+                res.verdicts.append(ev)
             if k == 0:
                 plot.curves += [cur, bnd]
+    lasso = res.verdicts[0]
     ctx.tick("theorem8 negative controls")
-    neg, _, _ = _theorem8_instance("lasso", ctx, T, start="away", scale=0.1, label="lasso, bound / 10")
-    res.negatives.append(neg.with_details(control="bound / 10 (lasso)"))
-    neg2, cur2, _ = _theorem8_instance("lasso", ctx, min(T, 300), start="away", frac=2000.0, eta_a_frac=1.0,
-                                       label="lasso, eta_hat 2000x past Thm 5")
-    res.negatives.append(neg2.with_details(control="eta_hat 2000x past Theorem 5's condition (lasso)"))
-    if cur2.x:
-        plot.curves.append(Curve(cur2.label, cur2.x, cur2.y, role="negative"))
+    res.negatives.append(_calibrated_default("fednmap.theorem8", "lasso", ctx, lasso, start="away"))
+    ridge = next(v for v in res.verdicts if v.instance.startswith("ridge"))
+    neg, record = _eta_hat_control(ctx, ridge.details["T"])
+    res.negatives.append(neg)
+    res.tightness = {"slack_at_T": {v.instance: v.details.get("slack_at_T") for v in res.verdicts},
+                     "slack_informative": {v.instance: v.slack for v in res.verdicts}, "eta_hat_control": record}
+    _searched("fednmap.theorem8", ctx, res, slack_before=min(v.slack for v in res.verdicts),
+              quantity="max over rounds t in [1/kappa, tau/kappa] of E[psi(x_t) - psi*] / Theorem 8's bound (exact)")
     res.plots.append(plot)
-    res.tightness = {
-        "slack_at_T": {v.instance: v.details.get("slack_at_T") for v in res.verdicts},
-        "note": "worst slack is at t = 0, where it is (E[L_0] + floor)/E[L_0] by construction; slack_at_T is at the horizon",
-    }
-    res.notes.append("Theorem 8's own step-size conditions are lost; Theorem 5's are used (reconstruction, section 4).")
+    res.notes.append("Theorem 8's own step-size conditions are lost; Theorem 5's are used (reconstructed hypotheses).")
+    res.notes.append("Compared from round 1/kappa (the bound's time constant); before it the bound is within e of E[L_0] + floor.")
     return res
 
 
 @register("fednmap.theorem8.floor", title="Theorem 8's error floor 36 sigma^2/(m n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu(1-gamma rho)^2)",
           label="Theorem 8 (T -> infinity)", status="derived", family="fednmap")
 def check_theorem8_floor(ctx: CheckContext) -> CheckResult:
-    """Started at x_0 = x* (z_0 the normal-map zero, E[L_0] = psi(x_0) - psi* = 0), so the bound is the floor
-    at every T: E[psi(x_t)] - psi* must stay below it on the whole trajectory (Lasso, MCP: Monte Carlo;
-    ridge: exact). Negative control: FedNMap without its correction, Q = 8, sigma^2 tiny (floor ~ 0), eta_a
-    50 times past its condition on a strongly heterogeneous Lasso: the client-drift bias stays above the floor."""
-    T = ctx.profile.rounds(int(ctx.profile.get("fednmap.theorem8.floor", "T", 1500)))
+    """Started at x_0 = x* (z_0 the normal-map zero, E[L_0] = 0), so the bound is the floor at every T:
+    E[psi(x_t)] - psi* must stay below it at every round t >= 1 (Lasso, MCP: Monte Carlo; ridge: exact). Negative
+    controls: the floor scaled by worst ratio / 2, at the searched worst case (exact) and on the Lasso experiment
+    (fresh noise). (The former control changed five things at once, sigma^2 = 1e-8 among them; it is gone.)"""
     res = CheckResult("fednmap.theorem8.floor")
     plot = Plot("floor", "FedNMap Theorem 8 error floor (x_0 = x*, E[L_0] = 0)", "round T", "E[psi(x_T)] - psi*")
     for kind in INSTANCES8:
         for k in range(int(ctx.profile.instances)):
             ctx.tick(f"floor {kind} #{k}")
-            v, cur, bnd = _theorem8_instance(kind, ctx, T, start="opt", claim="fednmap.theorem8.floor", instance_seed=ctx.seed + k)
+            v, cur, bnd = _theorem8_instance(kind, ctx, start="opt", claim="fednmap.theorem8.floor", instance_seed=ctx.seed + k)
             res.verdicts.append(v)
             if k == 0:
                 plot.curves += [cur, bnd]
-    ctx.tick("floor negative control")
-    neg, cur, bnd = _theorem8_instance("lasso", ctx, min(T, 1500), start="opt", claim="fednmap.theorem8.floor", sigma2=1e-8, Q=8,
-                                       eta_a_frac=50.0, correction=False, heterogeneity=2.0, hessian_het=0.5,
-                                       label="lasso, no correction, eta_a 50x past, Q = 8")
-    res.negatives.append(neg.with_details(control="correction removed (heterogeneous lasso, Q = 8, eta_a 50x past, sigma^2 = 1e-8)"))
-    plot.curves += [Curve(cur.label, cur.x, cur.y, role="negative")]
-    res.plots.append(plot)
+    ctx.tick("floor negative controls")
+    res.negatives.append(_calibrated_default("fednmap.theorem8.floor", "lasso", ctx, res.verdicts[0], start="opt"))
     res.tightness = {"slack": {v.instance: v.slack for v in res.verdicts}}
+    _searched("fednmap.theorem8.floor", ctx, res, slack_before=min(v.slack for v in res.verdicts),
+              quantity="max over rounds t >= 1 of E[psi(x_t) - psi*] / floor, from x_0 = x* (exact)")
+    res.plots.append(plot)
     return res
 
 
@@ -204,7 +273,67 @@ def _rate_shape(ctx: CheckContext, Ts: list[int], *, Q: int, correction: bool, e
     return v, {"T": Ts, "avg": avg.tolist(), "rate": rate.tolist()}
 
 
-@register("fednmap.theorem5.rate", title="Theorem 5 / Table 1: average ||F_nor||^2 has the rate's shape O(1/T) (sigma = 0)",
+#: the noisy nonconvex rate test: sigma^2, and its slope tolerance (one octave of T, Monte Carlo per-replica slopes)
+SIGMA2_RATE, NOISY_TOL = 100.0, 0.2
+
+
+def nonconvex_instance(seed: int):
+    """Sigmoid least squares (f nonconvex: rho_f > 0) + 0.001 ||x||_1, n = 4 clients, p = 2, 20 samples each,
+    l2 = 0.04 (small enough that f stays nonconvex, large enough that x* is moderate and the landscape not flat)."""
+    from fedbounds.algorithms.instances.nonconvex import sigmoid_least_squares
+    from fedbounds.algorithms.regularizers import L1
+
+    prob = sigmoid_least_squares(n=4, p=2, m=20, l2=0.04, phi=L1(0.001), seed=seed)
+    prob.name = f"sigmoid_ls(n=4,p=2,m=20,l2=0.04,l1=0.001,seed={seed})"
+    return prob
+
+
+def _replica_avgs(problem, setup, z0, Ts: list[int], ctx: CheckContext) -> np.ndarray:
+    """(1/T) sum_{t<T} ||F_nor(z_t)||^2 per replica at each T of ``Ts`` from one run of max(Ts) rounds, shape (len(Ts), R)."""
+    traj = fednmap_run(problem, setup.params(z0=z0), rounds=max(Ts), replicas=int(ctx.profile.replicas), seed=ctx.seed,
+                       sigma2=SIGMA2_RATE, metrics=("normal_map_sq",))
+    traj.raise_if_diverged()
+    cums = np.cumsum(traj.metrics["normal_map_sq"], axis=0)
+    return np.array([cums[T - 1] / T for T in Ts])
+
+
+def _rate_noisy(ctx: CheckContext) -> tuple[Verdict, Verdict, dict]:
+    """sigma^2 > 0 on a nonconvex f: the sqrt(sigma^2/(nQT)) regime. For each horizon T the step is the one that
+    regime prescribes, eta_hat proportional to T^(-1/2) (eta_hat_max sqrt(T_1/T), eta_a at its maximum, inside
+    Theorem 5's conditions); the per-replica log-log slope of the average ||F_nor||^2 over the last octave of T is
+    compared (Monte Carlo, one-sided CI over replicas) with the rate's slope there plus NOISY_TOL. Control, one thing
+    changed: eta_hat held at its maximum for every T (not tuned to T): the sigma^2 eta_hat term then does not decay
+    and the average plateaus (slope -> 0)."""
+    problem = nonconvex_instance(ctx.seed)
+    c = problem.constants
+    L, rho = c["L"].value, c["rho"].value
+    x_star = problem.solution().x_star
+    u = np.random.default_rng([ctx.seed, 31]).standard_normal(problem.p)
+    z0 = x_star + u / np.linalg.norm(u)
+    T1 = ctx.profile.rounds(int(ctx.profile.get("fednmap.theorem5.rate", "T_noisy", 2000)))
+    Ts = [T1, 2 * T1, 4 * T1]
+    const = _replica_avgs(problem, theorem5_parameters(L, rho, Q=2, m=1), z0, Ts, ctx)
+    tuned = np.vstack([const[0]] + [_replica_avgs(problem, theorem5_parameters(L, rho, Q=2, m=1, frac=math.sqrt(T1 / T), eta_a_frac=1.0),
+                                                  z0, [T], ctx) for T in Ts[1:]])
+    rate = [evaluate(fc.theorem5_rate, {S.sigma2: SIGMA2_RATE, S.n: problem.n, S.Q: 2, S.T: T}) for T in Ts]
+    rate_slope = float(np.log(rate[2] / rate[1]) / np.log(2.0))
+    allowed = rate_slope + NOISY_TOL
+    details = {"quantity": "per-replica log-log slope in T of (1/T) sum_{t<T} ||F_nor(z_t)||^2, T = 2T_1..4T_1",
+               "rate_slope": rate_slope, "tolerance": NOISY_TOL, "T": Ts, "sigma2": SIGMA2_RATE, "Q": 2, "n": problem.n,
+               "rho_f": c["rho_f"].value, "L": L}
+    name = f"sigmoid least squares + l1 (f nonconvex), sigma^2 = {SIGMA2_RATE:g}, eta_hat ~ T^-1/2"
+    v = compare("fednmap.theorem5.rate", name, np.log(tuned[2] / tuned[1]) / np.log(2.0), allowed, exact=False,
+                level=ctx.profile.level, details={**details, "avg": tuned.mean(axis=1).tolist()})
+    neg = compare("fednmap.theorem5.rate", "sigmoid least squares, eta_hat held at its maximum", np.log(const[2] / const[1]) / np.log(2.0),
+                  allowed, exact=False, level=ctx.profile.level, details={**details, "avg": const.mean(axis=1).tolist()})
+    neg = control(neg, changed="eta_hat schedule", what="eta_hat held at Theorem 5's maximum for every T instead of ~ T^-1/2 "
+                  f"(sigma^2 = {SIGMA2_RATE:g}, nonconvex): the noise term does not decay", before="eta_hat_max sqrt(T_1/T)",
+                  after="eta_hat_max", violated_at=f"slope over T = {Ts[1]}..{Ts[2]}" if neg.violated else None)
+    return v, neg, {"T": Ts, "tuned": tuned.mean(axis=1).tolist(), "const": const.mean(axis=1).tolist()}
+
+
+@register("fednmap.theorem5.rate", title="Theorem 5 / Table 1: average ||F_nor||^2 has the rate's shape (1/T at sigma = 0; "
+          "sqrt(sigma^2/(nQT)) at sigma > 0, f nonconvex)",
           label="Theorem 5 / Table 1", status="verbatim", family="fednmap")
 def check_theorem5_rate(ctx: CheckContext) -> CheckResult:
     """With exact gradients the rate O(sqrt(sigma^2/(nQT)) + 1/T) is O(1/T): (1/T) sum ||F_nor(z_t)||^2 must
@@ -212,7 +341,8 @@ def check_theorem5_rate(ctx: CheckContext) -> CheckResult:
     instance at the largest steps Theorem 5 allows. Negative control: the correction removed on a strongly
     heterogeneous instance (targets and Hessians), Q = 16, eta_a 400 and eta_hat 20 times past their
     conditions: a biased fixed point, so the average stalls at ||F_nor(z_bias)||^2 > 0 (slope -> 0). With
-    the correction and the same steps it still holds (a verdict too: the conditions are loose)."""
+    the correction and the same steps it still holds (a verdict too: the conditions are loose). With sigma^2 > 0
+    on a nonconvex f (sigmoid least squares): the sqrt(sigma^2/(nQT)) regime, see :func:`_rate_noisy`."""
     base = ctx.profile.rounds(int(ctx.profile.get("fednmap.theorem5.rate", "T0", 750)))
     Ts = [base, 2 * base, 4 * base]
     res = CheckResult("fednmap.theorem5.rate")
@@ -231,12 +361,26 @@ def check_theorem5_rate(ctx: CheckContext) -> CheckResult:
         if corr:
             res.verdicts.append(v)
         else:
-            res.negatives.append(v.with_details(control="correction removed (heterogeneous, Q = 16, steps past the conditions)"))
+            res.negatives.append(control(v, changed="correction", what="correction removed (else as the heterogeneous verdict beside it: "
+                                         "Q = 16, eta_a 400x, eta_hat 20x past)", before=True, after=False,
+                                         violated_at=f"slope over T = {Tc[-2]}..{Tc[-1]}" if v.violated else None))
         plot.curves.append(Curve(label, data["T"], data["avg"], role="observed" if corr else "negative"))
     r = res.verdicts[0].details
     plot.curves.append(Curve("K/T (K from the smallest T)", Ts, [r["avg"][0] * Ts[0] / T for T in Ts], role="bound"))
     res.plots.append(plot)
-    res.notes.append(f"Shape test: local slope <= rate slope + {SHAPE_TOL}; Theorem 5's constants are lost, so only the shape is checked.")
+    ctx.tick("theorem5 sigma > 0, nonconvex")
+    v, neg, data = _rate_noisy(ctx)
+    res.verdicts.append(v)
+    res.negatives.append(neg)
+    noisy = Plot("theorem5_noisy", f"FedNMap Theorem 5, sigma^2 = {SIGMA2_RATE:g}, nonconvex f: (1/T) sum ||F_nor(z_t)||^2", "T",
+                 "average ||F_nor||^2", logx=True)
+    noisy.curves += [Curve("eta_hat ~ T^-1/2", data["T"], data["tuned"]),
+                     Curve("eta_hat at its maximum", data["T"], data["const"], role="negative"),
+                     Curve("K T^-1/2", data["T"], [data["tuned"][0] * math.sqrt(data["T"][0] / T) for T in data["T"]], role="bound")]
+    res.plots.append(noisy)
+    res.notes.append(f"Shape test: local slope <= rate slope + {SHAPE_TOL} (sigma = 0, deterministic) or + {NOISY_TOL} (sigma > 0, "
+                     "Monte Carlo over one octave); Theorem 5's constants are lost, so only the shape is checked.")
+    res.tightness = {"not_applicable": "an O-rate whose constants are lost: a slope (shape) test, no observed / bound ratio"}
     return res
 
 
@@ -247,8 +391,9 @@ def check_theorem5_rate(ctx: CheckContext) -> CheckResult:
           label="Section 3 relation", status="reconstructed", family="fednmap")
 def check_nat_nor(ctx: CheckContext) -> CheckResult:
     """Pointwise at every round and replica of the Theorem 8 trajectories (Lasso, rho = 0, where it is tight;
-    MCP, rho > 0): the ratio (1 - gamma rho)^2 ||F_nat||^2 / (gamma^2 ||F_nor||^2) must be <= 1. Negative
-    control: the right-hand side divided by 10."""
+    MCP, rho > 0): the ratio (1 - gamma rho)^2 ||F_nat||^2 / (gamma^2 ||F_nor||^2) must be <= 1. Worst case
+    searched over families, gamma, dimension and z. Negative controls: the right-hand side scaled by worst
+    ratio / 2, on the Lasso trajectories and at the searched worst case."""
     T = ctx.profile.rounds(int(ctx.profile.get("fednmap.theorem8", "T", 2000)))
     res = CheckResult("fednmap.nat_nor_relation")
     plot = Plot("nat_nor", "(1-gamma rho)||F_nat(prox z_t)|| / (gamma ||F_nor(z_t)||), max over replicas", "round", "ratio")
@@ -275,11 +420,23 @@ def check_nat_nor(ctx: CheckContext) -> CheckResult:
         res.verdicts.append(v)
         plot.curves.append(Curve(kind, list(range(ratio.shape[0])), ratio.max(axis=1).tolist()))
         if kind == "lasso":
-            neg = compare("fednmap.nat_nor_relation", "lasso, rhs / 10", lhs, rhs / 10, exact=True)
-            res.negatives.append(neg.with_details(control="right-hand side / 10 (lasso)"))
+            lasso_points = (nat[1:].ravel(), factor2 * nor[1:].ravel(), nat.shape[1])
     plot.curves.append(Curve("bound 1", [0, T], [1.0, 1.0], role="bound"))
     plot.logy = False
     res.plots.append(plot)
     res.tightness = {"max_ratio": worst_ratio, "note": "ratio 1 means the relation is tight"}
+    _searched("fednmap.nat_nor_relation", ctx, res, slack_before=1.0 / max(worst_ratio.values()),
+              quantity="max over 64 seeded z of (1 - gamma rho)||F_nat(prox z)|| / (gamma ||F_nor(z)||) (deterministic)")
+    res.negatives.append(_nat_nor_calibrated(*lasso_points, scale=calibrated_scale(worst_ratio["lasso"])))
     return res
+
+
+def _nat_nor_calibrated(lhs: np.ndarray, rhs: np.ndarray, replicas: int, *, scale: float) -> Verdict:
+    """The relation's right-hand side times ``scale`` (squared form: times scale^2) on the Lasso trajectories,
+    rounds >= 1 (deterministic and pointwise: the same points, a reproduction)."""
+    v = compare("fednmap.nat_nor_relation", f"lasso, right-hand side x {scale:.3g}", lhs, scale**2 * rhs, exact=True,
+                details={"noise": "deterministic relation on the check's own trajectories (a reproduction)"})
+    where = f"round {1 + v.details['worst_index'] // replicas}, replica {v.details['worst_index'] % replicas}" if v.violated else None
+    return control(v, changed="bound", what=f"right-hand side x {scale:.3g} = worst ratio / 2 (lasso trajectories)",
+                   before=1.0, after=scale, violated_at=where)
 

@@ -69,19 +69,21 @@ def make_instance(kind: str, *, n: int = 4, p: int = 5, m: int = 200, heterogene
     if kind not in phis:
         raise ValueError(f"instance kind must be one of {sorted(phis)}, got {kind!r}")
     prob = LeastSquares(A, b, phis[kind]())
-    prob.name = f"{kind}(n={n},p={p},het={heterogeneity},hhet={hessian_het},seed={seed})"
+    prob.name = f"{kind}(n={n},p={p},m={m},het={heterogeneity},hhet={hessian_het},seed={seed})"
     return prob
 
 
 def pl_constant(problem) -> float:
     """The proximal-PL constant mu of psi (Assumption 4) for a least-squares instance: psi is
-    (mu_f - rho)-strongly convex (mu_f = strong convexity of f), and a strongly convex function satisfies (2)
-    with its modulus. ValueError when mu_f <= rho (no PL constant known)."""
+    (mu_f - rho + w)-strongly convex (mu_f = strong convexity of f, w the weight of a ridge phi = w/2 ||x||^2,
+    else 0), and a strongly convex function satisfies (2) with its modulus (the largest constant known, so the
+    bound is as tight as the instance allows). ValueError when that modulus is <= 0 (no PL constant known)."""
     c = problem.constants
     mu_f, rho = c["mu"].value, c["rho"].value
-    if mu_f <= rho:
+    w = float(problem.phi.weight) if getattr(problem.phi, "name", "") == "squared_l2" else 0.0
+    if mu_f + w <= rho:
         raise ValueError(f"instance {problem.name}: mu_f = {mu_f:g} <= rho = {rho:g}, no PL constant")
-    return mu_f - rho
+    return mu_f - rho + w
 
 
 @dataclass(frozen=True)
@@ -136,3 +138,72 @@ def checkpoints(T: int, k: int = 40) -> np.ndarray:
     return pts[pts <= T]
 
 
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def start_point(problem, gamma: float, offset: float, seed: int) -> tuple[np.ndarray, float]:
+    """z_0 = z* + offset * u (u a seeded unit vector, z* = x* - gamma grad f(x*) the normal-map zero), and
+    E[L_0] = psi(x_0) - psi* with x_0 = prox(z_0) (Theorem 8 in its strictest form, C_0 = 0)."""
+    sol = problem.solution()
+    z_star = sol.x_star - gamma * problem.grad_f(sol.x_star)
+    u = np.random.default_rng([seed, 31]).standard_normal(problem.p)
+    z0 = z_star + offset * u / np.linalg.norm(u)
+    x0 = problem.phi.prox(z0, gamma)
+    return z0, max(float(problem.psi(x0) - sol.psi_star), 0.0)
+
+
+def _key(params: dict) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in params.items()))
+
+
+def fednmap_run(problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float, metrics: tuple[str, ...]):
+    """A cached Monte Carlo FedNMap run (``fedbounds.algorithms.run.run``); returns the Trajectory."""
+    from fedbounds.algorithms.run import run
+
+    key = ("fednmap", problem.name, _key(params), rounds, replicas, seed, sigma2, metrics)
+    return cached(key, lambda: run("fednmap", problem, params, rounds=rounds, replicas=replicas, seed=seed,
+                                   oracle=gaussian_oracle(sigma2), metrics=metrics))
+
+
+def exact_run(problem, params: dict, *, rounds: int, sigma2: float):
+    """Exact moments of a FedNMap run on a linear-Gaussian instance (``fedbounds.algorithms.exact``), cached."""
+    from fedbounds.algorithms.exact import run_exact
+
+    key = ("exact", problem.name, _key(params), rounds, sigma2)
+    return cached(key, lambda: run_exact("fednmap", problem, params, rounds=rounds, oracle=gaussian_oracle(sigma2)))
+
+
+def exact_gap(problem, params: dict, *, rounds: int, sigma2: float) -> np.ndarray:
+    """E[psi(x_t)] - psi* for t = 0..rounds, exactly (linear-Gaussian instance)."""
+    return np.asarray(exact_run(problem, params, rounds=rounds, sigma2=sigma2).E_psi_gap, dtype=float)
+
+
+def theorem8_values(problem, setup: FedNMapSetup, *, sigma2: float, EL0: float, C0: float = 0.0) -> dict:
+    """Theory symbol values of Theorem 8 on this instance (mu = the PL constant of psi)."""
+    return {**setup.values(), S.mu: pl_constant(problem), S.sigma2: sigma2, S.n: problem.n, S.C_0: C0, S.EL_0: EL0}
+
+
+def theorem8_curve(values: dict, ts: np.ndarray, *, scale: float = 1.0) -> np.ndarray:
+    """Theorem 8's bound at each horizon T in ``ts`` (times ``scale``: a calibrated negative control)."""
+    return np.array([scale * evaluate(fc.theorem8_bound, {**values, S.T: int(t)}) for t in ts])
+
+
+def kappa_of(values: dict) -> float:
+    """Theorem 8's rate exponent per round, kappa = 2 eta_hat mu/(9 (1 + gamma mu C_0))."""
+    return evaluate(fc.theorem8_rate_exponent, values)
+
+
+def informative_from(values: dict) -> int:
+    """The first round at which Theorem 8 says more than "the gap does not grow": kappa t >= 1, where the
+    transient bound exp(-kappa t) E[L_0] has decayed by at least a factor e (before it, the bound is within a
+    factor e of E[L_0] + floor and any non-increasing run meets it)."""
+    return max(1, int(np.ceil(1.0 / kappa_of(values))))
+
+
+def informative_checkpoints(t0: int, T: int, k: int = 30) -> np.ndarray:
+    """About ``k`` log-spaced rounds in [t0, T] (both included): where a claim informative from t0 is compared."""
+    if T < t0:
+        raise ValueError(f"horizon T = {T} is before the first informative round {t0}")
+    return np.unique(np.concatenate([np.round(np.geomspace(t0, T, k)).astype(int), [t0, T]]))

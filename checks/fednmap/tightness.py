@@ -6,9 +6,11 @@ the largest the theorem allows, found by a doubling search (the paper's 1/100 fa
   (sigma^2 = 0, deterministic, exact verdicts) on the Lasso instance, doubling eta_hat (eta_a at its maximum)
   and, separately, eta_a (eta_hat at its maximum, horizon T0/4). The horizon shrinks as eta_hat grows (eta_hat T fixed).
 
-Verdict: the claim at the largest allowed step (factor 1), which must hold; negative control: the first
-factor at which it failed (must be violated; a search that never fails within the cap leaves the control
-inconclusive and says so). Tightness: largest factor that held (the ratio to the theorem's maximum).
+Verdict: the claim at the largest allowed step (factor 1), at rounds >= 1, which must hold; negative control: the
+smallest factor at which it is violated without divergence (doubling, then bisection between the largest factor
+that held and the first failure; a diverged run is recorded as such and never counts; a search that never fails
+within the cap leaves the control inconclusive and says so). Tightness: largest factor that held (the ratio to the
+theorem's maximum) and the smallest violating factor.
 """
 
 
@@ -37,7 +39,8 @@ def _theorem8_at(ctx: CheckContext, *, eta_hat_frac: float, eta_a_frac: float, T
         return Verdict("fednmap.theorem5.conditions", name, float("inf"), float(bound[-1]), float("inf"), float("inf"), "violated", 0.0,
                        True, {**details, "diverged": f"round {d.round}: {d.reason}"})
     obs = traj.metrics["psi_gap"][ts, 0]
-    return compare("fednmap.theorem5.conditions", name, obs, bound, exact=True, details=details)
+    v = compare("fednmap.theorem5.conditions", name, obs[1:], bound[1:], exact=True, details=details)
+    return v.with_details(worst_round=int(ts[1 + v.details["worst_index"]]))
 
 
 @register("fednmap.theorem5.conditions", title="Theorem 5's step-size conditions: largest steps at which Theorem 8 still held vs allowed",
@@ -52,7 +55,9 @@ def check_fednmap_conditions(ctx: CheckContext) -> CheckResult:
                      ("eta_a", lambda f: _theorem8_at(ctx, eta_hat_frac=1.0, eta_a_frac=f, T0=T0, T_fixed=T0 // 4))):
         ctx.tick(f"doubling {what}")
         tried, largest = doubling_search(fn)
-        record_search(res, tried, largest, what, plot)
+        record_search(res, tried, largest, what, plot, verdict_at=fn)
+    held = {w: res.tightness[w]["largest_factor_that_held"] for w in ("eta_hat", "eta_a")}
+    res.tightness["summary"] = f"held to eta_hat x{held['eta_hat']:g}, eta_a x{held['eta_a']:g}"
     plot.curves.append(Curve("slack 1", [1, 2**MAX_DOUBLINGS], [1.0, 1.0], role="bound"))
     res.plots.append(plot)
     res.notes.append("ratio = largest factor over the theorem's maximum at which Theorem 8's bound still held on the instance")

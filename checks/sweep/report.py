@@ -16,6 +16,9 @@ log Q (at fixed n) should have slope -1. For every spec in the store this module
 
 A point enters a fit only when every one of its seeds reached the target (a censored or diverged seed would
 bias the mean); the excluded points are counted in ``slopes.csv``.
+
+A report never pools configurations: it reads only a store bound to one configuration, and refuses one
+holding a cell outside that configuration or a cell that fails its checksum.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 
 import numpy as np
 from fedbounds.checks.sweep.spec import SpecError, canonical_json, parse_spec
-from fedbounds.checks.sweep.store import CellRow, Store
+from fedbounds.checks.sweep.store import CellRow, Store, StoreError
 
 __all__ = ["Point", "ReportFiles", "pool_points", "write_report"]
 
@@ -88,16 +91,22 @@ def _order(coords_json: str) -> tuple:
     return tuple((0, v, "") if isinstance(v, int | float) else (1, 0, canonical_json(v)) for v in json.loads(coords_json).values())
 
 
-def _spec_settings(store: Store) -> dict[str, dict]:
-    """name -> {"grid_keys", "axes", "tune", "expected_slope", "level"} from the latest valid spec text."""
+def _spec_settings(store: Store) -> tuple[dict[str, dict], set[str]]:
+    """(name -> {"grid_keys", "axes", "tune", "expected_slope", "level"} from the latest valid spec text of the
+    store's configuration, the keys of that configuration's cells)."""
+    fingerprint = store.fingerprint()
     out: dict[str, dict] = {}
+    keys: set[str] = set()
     for name, source in store.specs():
         try:
             spec = parse_spec(source, source=f"stored spec {name!r}")
         except SpecError:
             continue
+        if spec.fingerprint != fingerprint:
+            continue
         out[name] = {"grid_keys": list(spec.grid), **spec.report}
-    return out
+        keys = {c.key for c in spec.iter_cells()}
+    return out, keys
 
 
 def pool_points(rows: Iterable[CellRow], grid_keys: Sequence[str], tune: Sequence[str], level: float = 0.95) -> list[Point]:
@@ -279,9 +288,17 @@ def write_report(store_path: str | Path, out_dir: str | Path) -> ReportFiles:
     out.mkdir(parents=True, exist_ok=True)
     with Store(store_path, readonly=True) as store:
         rows = list(store.rows(curves=False))
-        settings_by_spec = _spec_settings(store)
+        settings_by_spec, keys = _spec_settings(store)
     if not rows:
         raise ValueError(f"store {str(store_path)!r} holds no cells")
+    if not settings_by_spec:
+        raise StoreError(f"store {str(store_path)!r} records no spec of its configuration; it cannot be reported")
+    foreign = sum(r.key not in keys for r in rows)
+    if foreign:
+        raise StoreError(
+            f"store {str(store_path)!r} holds {foreign} cells outside its configuration; "
+            "a report never pools configurations: sweep each configuration into its own store"
+        )
 
     by_spec: dict[str, list[CellRow]] = defaultdict(list)
     for r in rows:

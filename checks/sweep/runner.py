@@ -6,7 +6,10 @@ parent process, the one holding the :class:`~fedbounds.checks.sweep.store.Store`
 as each finishes. Every cell runs with its BLAS limited to one thread, so that a matrix product sums in the
 same order in a pool process, a Dask worker or the serial loop, and the stored bytes agree bit for bit.
 
-At most ``window`` cells are in flight at once, so a killed sweep loses at most those.
+At most ``window`` cells are in flight at once, so a killed sweep loses at most those. Before computing a
+cell the sweep claims it in the store (a lease row), so two sweeps on one store share the cells instead of
+computing each twice; a sweep waits for cells another one is computing. Local workers watch the sweep's
+process and exit as soon as it is gone, however it died.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import concurrent.futures as cf
 import importlib
 import multiprocessing
 import os
+import select
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +38,8 @@ __all__ = ["Outcome", "SweepSummary", "execute", "resolve_cell_function", "run_s
 class Outcome:
     """A computed cell, serialised where it ran: ``result`` is canonical JSON, ``curves`` float64 bytes.
 
-    ``error`` is set (and ``result`` empty) when the cell raised a ValueError or ArithmeticError; such a
-    cell is not stored, so a later run retries it.
+    ``error`` is set (and ``result`` empty) when the cell raised a ValueError, ArithmeticError or
+    MemoryError; such a cell is not stored, so a later run retries it.
     """
 
     result: str
@@ -52,6 +57,8 @@ class SweepSummary:
     total: int
     already: int
     computed: int = 0
+    elsewhere: int = 0
+    repaired: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
@@ -60,7 +67,7 @@ class SweepSummary:
     @property
     def remaining(self) -> int:
         """Cells still missing from the store after this run."""
-        return self.total - self.already - self.computed
+        return self.total - self.already - self.computed - self.elsewhere
 
     def lines(self) -> list[str]:
         """A human-readable account, one fact per line."""
@@ -68,6 +75,8 @@ class SweepSummary:
         out = [
             f"sweep {self.spec}: {self.total} cells; {self.already} already stored, {self.computed} computed "
             f"in {self.seconds:.1f} s ({self.backend}); {self.remaining} left",
+            *([f"{self.elsewhere} cells computed by another sweep on the same store"] if self.elsewhere else []),
+            *([f"{self.repaired} stored cells failed their checksum and were computed again"] if self.repaired else []),
             f"computed cells: {st}",
             f"store: {self.store}",
         ]
@@ -124,7 +133,7 @@ def execute(config: Mapping[str, Any]) -> Outcome:
         with _one_thread():
             result = fn(config)
         text, blob = _pack(result)
-    except (ValueError, ArithmeticError) as exc:
+    except (ValueError, ArithmeticError, MemoryError) as exc:
         return Outcome("", b"", time.perf_counter() - t0, f"{type(exc).__name__}: {exc}")
     return Outcome(text, blob, time.perf_counter() - t0)
 
@@ -158,33 +167,49 @@ class _one_thread:
                 _limit_state["ctx"] = None
 
 
-def _watch_parent() -> None:
-    """Pool initializer: exit when the parent dies (a SIGKILLed sweep must not leave workers behind)."""
-    parent = os.getppid()
+def _watch_sweep(sweep_pid: int) -> None:
+    """Pool initializer: exit as soon as the sweep process ``sweep_pid`` is gone, however it died (SIGKILL
+    included). Workers fork from the forkserver, so their parent is not the sweep: they watch its pid, through
+    a pidfd where Linux has one (woken at its exit), else by polling every half second."""
+    try:
+        pidfd: int | None = os.pidfd_open(sweep_pid)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):
+        pidfd = None
 
     def watch() -> None:
+        if pidfd is not None:
+            select.select([pidfd], [], [])
+            os._exit(1)
         while True:
             time.sleep(0.5)
-            if os.getppid() != parent:
+            try:
+                os.kill(sweep_pid, 0)
+            except ProcessLookupError:
                 os._exit(1)
+            except PermissionError:
+                pass
 
-    threading.Thread(target=watch, name="sweep-parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="sweep-watch", daemon=True).start()
 
 
 # ---------------------------------------------------------------------------------------------- backends
 
 
 class _Backend:
-    """submit / wait-for-any / close over some executor."""
+    """submit / wait-for-any / close over some executor; this base class runs each cell in this process."""
 
     name = "serial"
     window = 1
 
     def submit(self, config: dict) -> Any:
-        raise NotImplementedError
+        done: cf.Future = cf.Future()
+        done.set_result(execute(config))
+        return done
 
     def wait_any(self, futures: Iterable[Any]) -> set[Any]:
-        raise NotImplementedError
+        return set(futures)
 
     def outcome(self, future: Any) -> Outcome:
         return future.result()
@@ -205,10 +230,11 @@ class _PoolBackend(_Backend):
             # workers fork from a server that imported numpy/scipy and the cell module once: no per-worker
             # import cost, and no fork of this (possibly threaded) parent
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell", "fedbounds.checks.fednmap.speedup", *preload])
+            modules = ["fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell", "fedbounds.checks.fednmap.speedup"]
+            ctx.set_forkserver_preload([*modules, *preload])
         else:  # pragma: no cover - Windows
             ctx = multiprocessing.get_context("spawn")
-        self._pool = cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx, initializer=_watch_parent)
+        self._pool = cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx, initializer=_watch_sweep, initargs=(os.getpid(),))
 
     def submit(self, config: dict) -> Any:
         return self._pool.submit(execute, config)
@@ -293,21 +319,25 @@ def run_sweep(
 ) -> SweepSummary:
     """Compute every cell of ``spec`` missing from the store at ``store_path``, writing each as it finishes.
 
-    Backend: a Dask ``client`` if given; else ``scheduler`` (a Dask scheduler address); else ``workers`` (a
-    local Dask cluster of that many worker processes); else ``processes`` local worker processes (default:
-    the CPU count), run serially in this process when it is 1. ``limit`` caps the cells computed this time.
+    The store must hold ``spec``'s configuration or none (a StoreError otherwise); stored cells that fail
+    their checksum are computed again. Backend: a Dask ``client`` if given; else ``scheduler`` (a Dask
+    scheduler address); else ``workers`` (a local Dask cluster of that many worker processes); else
+    ``processes`` local worker processes (default: the CPU count), run serially in this process when it is 1.
+    ``limit`` caps the cells computed this time.
     """
     t0 = time.perf_counter()
     cells: dict[str, Cell] = {}
     for c in spec.iter_cells():
         cells.setdefault(c.key, c)
     with Store(store_path) as store:
+        store.bind(spec.fingerprint, spec.name)
+        repaired = store.verify(repair=True)
         store.add_spec(spec.name, spec.source)
         done = store.has_keys(cells)
         todo = [c for k, c in cells.items() if k not in done]
         if limit is not None:
             todo = todo[: max(int(limit), 0)]
-        summary = SweepSummary(spec.name, str(store_path), total=len(cells), already=len(done))
+        summary = SweepSummary(spec.name, str(store_path), total=len(cells), already=len(done), repaired=repaired)
 
         backend: _Backend
         if client is not None or scheduler is not None or workers is not None:
@@ -323,9 +353,12 @@ def run_sweep(
         bar = _progress(len(cells), len(done), spec.name, progress)
         bar.set_postfix(left=len(cells) - len(done), refresh=False)
 
-        def record(cell: Cell, out: Outcome) -> None:
-            if out.error is not None:
+        def record(cell: Cell, out: Outcome | None) -> None:
+            if out is None:  # stored meanwhile by another sweep
+                summary.elsewhere += 1
+            elif out.error is not None:
                 summary.errors.append((cell.key, out.error))
+                store.release(cell.key)
             else:
                 store.put(
                     cell.key,
@@ -343,11 +376,7 @@ def run_sweep(
             bar.update(1)
 
         try:
-            if isinstance(backend, _PoolBackend | _DaskBackend):
-                _drive(backend, todo, record)
-            else:
-                for cell in todo:
-                    record(cell, execute(cell.config))
+            _drive(backend, todo, store.claim, record)
         except BaseException:
             bar.close()
             backend.close(abort=True)
@@ -364,24 +393,42 @@ def _status_of(result_json: str) -> str:
     return str(json.loads(result_json).get("status", "done"))
 
 
-def _drive(backend: _Backend, todo: list[Cell], record: Callable[[Cell, Outcome], None]) -> None:
-    """Keep ``backend.window`` cells in flight; record each as it completes."""
-    pending = iter(todo)
+def _drive(
+    backend: _Backend,
+    todo: list[Cell],
+    claim: Callable[[str], str],
+    record: Callable[[Cell, Outcome | None], None],
+    poll: float = 0.25,
+) -> None:
+    """Keep ``backend.window`` cells in flight, each claimed first; record each as it completes. A cell another
+    sweep holds is set aside and looked at again when nothing else is left: recorded as done elsewhere once
+    stored there, computed here if that sweep let go of it."""
+    pending = deque(todo)
+    waiting: list[Cell] = []
     inflight: dict[Any, Cell] = {}
 
     def fill() -> None:
-        while len(inflight) < backend.window:
-            cell = next(pending, None)
-            if cell is None:
-                return
-            inflight[backend.submit(cell.config)] = cell
+        while len(inflight) < backend.window and pending:
+            cell = pending.popleft()
+            state = claim(cell.key)
+            if state == "claimed":
+                inflight[backend.submit(cell.config)] = cell
+            elif state == "stored":
+                record(cell, None)
+            else:
+                waiting.append(cell)
 
     try:
         fill()
-        while inflight:
-            for fut in backend.wait_any(inflight):
-                cell = inflight.pop(fut)
-                record(cell, backend.outcome(fut))
+        while inflight or waiting:
+            if inflight:
+                for fut in backend.wait_any(inflight):
+                    cell = inflight.pop(fut)
+                    record(cell, backend.outcome(fut))
+            else:
+                time.sleep(poll)
+                pending.extend(waiting)
+                waiting.clear()
             fill()
     except BaseException:
         backend.cancel(inflight)

@@ -54,10 +54,13 @@ Every validation error is a :class:`SpecError` (a ``ValueError``) whose message 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import inspect
 import itertools
 import json
 import math
+import os
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -110,6 +113,10 @@ _CONTRACT_METRICS = (
 )
 #: Parameters that must be integers >= 1 wherever they appear.
 _INT_PARAMS = frozenset({"n", "Q", "p", "m", "batch", "num_samples"})
+#: Parameters that must be integers >= 0 wherever they appear (data and instance seeds).
+_SEED_PARAMS = frozenset({"seed", "data_seed"})
+#: Most cells a spec may expand to (each is a row in the store and a task to schedule).
+MAX_CELLS = 1_000_000
 #: Parameters that must be finite floats > 0 (ints are accepted and stored as floats, so 1 and 1.0 are one cell).
 _POSITIVE_FLOAT_PARAMS = frozenset({"gamma", "eta_a", "eta_s", "eta", "eta_hat", "mu", "gamma_eval", "lam", "c"})
 #: Parameters that must be finite floats >= 0.
@@ -188,6 +195,28 @@ class Spec:
     scale: dict = field(default_factory=dict)
     description: str = ""
     source: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 (hex) of the canonical JSON of everything that decides the cells: two specs with the same
+        fingerprint expand to the same cells, whatever their comments, description or report settings."""
+        body = {
+            "name": self.name,
+            "algorithm": self.algorithm,
+            "instance": self.instance,
+            "oracle": self.oracle,
+            "params": self.params,
+            "grid": self.grid,
+            "seeds": list(self.seeds),
+            "replicas": self.replicas,
+            "rounds": self.rounds,
+            "metrics": list(self.metrics),
+            "target": self.target,
+            "cell": self.cell,
+            "scale": self.scale,
+            "format": CELL_FORMAT,
+        }
+        return hashlib.sha256(canonical_json(body).encode("ascii")).hexdigest()
 
     @property
     def size(self) -> int:
@@ -305,6 +334,9 @@ def _typed_value(where: str, name: str, value: Any) -> Any:
     if name in _INT_PARAMS:
         if not (_is_int(value) and value >= 1):
             raise SpecError(where, f"expected an integer >= 1, got {_describe(value)}")
+    elif name in _SEED_PARAMS:
+        if not (_is_int(value) and value >= 0):
+            raise SpecError(where, f"expected an integer >= 0, got {_describe(value)}")
     elif name in _POSITIVE_FLOAT_PARAMS:
         if not (_is_number(value) and value > 0):
             raise SpecError(where, f"expected a finite number > 0, got {_describe(value)}")
@@ -320,6 +352,8 @@ def _grid_list(where: str, name: str, values: Any) -> list:
     """Validate one grid list: non-empty, no duplicates, every entry of the parameter's type."""
     if name in _INT_PARAMS:
         kind = "a list of integers >= 1"
+    elif name in _SEED_PARAMS:
+        kind = "a list of integers >= 0"
     elif name in _POSITIVE_FLOAT_PARAMS:
         kind = "a list of numbers > 0"
     elif name in _NONNEG_FLOAT_PARAMS:
@@ -402,6 +436,8 @@ def load_spec(path: str | Path) -> Spec:
         p = specs_dir / f"{p.name}.toml"
     try:
         text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"spec {str(p)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
     except OSError as exc:
         hint = ""
         if bare:
@@ -489,6 +525,10 @@ def _validate(data: dict, text: str) -> Spec:
 
     report = _report(data.get("report", {}), grid)
     scale = _scale(data.get("scale", {}), grid, {"instance": inst_params, "oracle": oracle or {}, "params": params})
+    cells = math.prod(len(v) for v in grid.values()) * len(seeds)
+    if cells > MAX_CELLS:
+        raise SpecError("grid", f"the grid times the seeds makes {cells} cells; at most {MAX_CELLS}")
+    check_memory(inst_name, inst_params, grid, replicas, rounds, len(metrics))
     if cell == DEFAULT_CELL:
         _check_engine_names(algorithm, inst_name, inst_params, params, grid)
         if oracle is not None:
@@ -512,6 +552,53 @@ def _validate(data: dict, text: str) -> Spec:
         description=description,
         source=text,
     )
+
+
+def memory_limit() -> int:
+    """Bytes one cell may plan to use: half the machine's physical memory (8 GiB where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
+    except (AttributeError, ValueError, OSError):
+        return 8 * 2**30
+
+
+def _cell_bytes(sizes: Mapping[str, int], metrics: int) -> int:
+    """A rough lower estimate of one cell's memory: the data (n m p), per-client Hessians (n p^2), the
+    replicated iterates (a few R n p) and the recorded metrics ((T + 1) R per metric), in float64."""
+    n, m, p, r, t = (sizes[k] for k in ("n", "m", "p", "replicas", "rounds"))
+    return 8 * (n * m * p + n * p * p + 6 * r * n * p + (t + 1) * r * max(metrics, 1))
+
+
+def check_memory(
+    inst_name: str, inst_params: Mapping[str, Any], grid: Mapping[str, list], replicas: int, rounds: int | dict, metrics: int
+) -> None:
+    """Reject, before any cell runs, sizes whose arrays cannot fit in memory; the error names the field to
+    reduce (the one whose reduction to 1 saves the most)."""
+    defaults: dict[str, Any] = {}
+    with contextlib.suppress(ImportError, KeyError):
+        from fedbounds.algorithms.instances import INSTANCES
+
+        defaults = {k: v.default for k, v in inspect.signature(INSTANCES[inst_name]).parameters.items()}
+    fields: dict[str, tuple[str, int]] = {}
+    for k in ("n", "m", "p"):
+        if k in grid:
+            fields[k] = (f"grid.{k}", max(int(v) for v in grid[k]))
+        elif f"instance.{k}" in grid:
+            fields[k] = (f"grid.instance.{k}", max(int(v) for v in grid[f"instance.{k}"]))
+        elif k in inst_params:
+            fields[k] = (f"instance.{k}", int(inst_params[k]))
+        else:
+            d = defaults.get(k)
+            fields[k] = (f"instance.{k}", int(d) if _is_int(d) else 1)
+    fields["replicas"] = ("replicas", int(replicas))
+    fields["rounds"] = ("rounds", int(rounds if isinstance(rounds, int) else rounds["max"]))
+    sizes = {k: v for k, (_, v) in fields.items()}
+    need, limit = _cell_bytes(sizes, metrics), memory_limit()
+    if need <= limit:
+        return
+    culprit = min(fields, key=lambda k: _cell_bytes({**sizes, k: 1}, metrics))
+    where, value = fields[culprit]
+    raise SpecError(where, f"{value} makes one cell need about {need / 2**30:.3g} GiB, more than the {limit / 2**30:.3g} GiB allowed")
 
 
 def _check_engine_names(algorithm: str, inst_name: str, inst_params: Mapping, params: Mapping, grid: Mapping[str, list]) -> None:
@@ -635,12 +722,18 @@ def _seeds(value: Any) -> tuple[int, ...]:
             raise SpecError("seeds.count", "missing (required)")
         start = _int_field("seeds.start", value.get("start", 0), 0)
         count = _int_field("seeds.count", value["count"], 1)
+        if count > MAX_CELLS:
+            raise SpecError("seeds.count", f"expected at most {MAX_CELLS} seeds, got {count}")
+        if start + count > 2**63:
+            raise SpecError("seeds.start", f"expected seeds below 2**63, got start {start} and count {count}")
         return tuple(range(start, start + count))
     if not isinstance(value, list) or not value:
         raise SpecError("seeds", f"expected a non-empty list of integers >= 0 or {{start, count}}, got {_describe(value)}")
     for v in value:
         if not (_is_int(v) and v >= 0):
             raise SpecError("seeds", f"expected a list of integers >= 0, got {_describe(v)}")
+    if len(value) > MAX_CELLS:
+        raise SpecError("seeds", f"expected at most {MAX_CELLS} seeds, got {len(value)}")
     if len(set(value)) != len(value):
         raise SpecError("seeds", "duplicate seeds")
     return tuple(int(v) for v in value)

@@ -3,35 +3,55 @@
 Crash safety comes from SQLite itself: the database runs in WAL mode with ``synchronous=FULL``, every cell is
 written in its own transaction, and the key is the primary key with ``INSERT OR IGNORE``. A process killed at
 any moment therefore loses at most the cells whose transaction had not committed, leaves a consistent file
-(the next open replays or discards the WAL), and can never write a cell twice. Only the sweep's parent process
+(the next open replays or discards the WAL), and can never write a cell twice. Only a sweep's parent process
 writes; workers only compute.
+
+Integrity: opening runs ``PRAGMA integrity_check`` (``quick_check`` plus the index-against-table
+comparison, at the same cost here); a damaged file is refused with a message naming it. Every cell row
+carries a sha256 ``checksum`` of its contents, checked on every read: a sweep deletes and recomputes a
+cell that fails it (:meth:`Store.verify`), a report refuses the store.
+
+One configuration per store: the store records the fingerprint of the spec that first wrote into it
+(:meth:`Store.bind`) and refuses any other, so two configurations never pool.
+
+Concurrent sweeps on one store claim each cell with a lease row before computing it (:meth:`Store.claim`);
+a lease lapses when its sweep has stopped renewing it or, on the same host, its process is gone.
 
 Tables:
 
-- ``cells(key PRIMARY KEY, spec, config, coords, result, curves, elapsed, created)``: ``config`` and ``result``
-  are canonical JSON (floats written exactly); ``curves`` is the replica-mean curve of every metric as
-  little-endian float64 bytes (layout in ``result["curves"]``); ``elapsed`` and ``created`` are bookkeeping,
-  not part of the result.
-- ``specs(name, digest, source, created)``: the TOML text of every spec that wrote into the store, so that a
-  report knows the grid's axes and target.
-- ``meta(key PRIMARY KEY, value)``: the schema version.
+- ``cells(key PRIMARY KEY, spec, config, coords, result, curves, elapsed, created, checksum)``: ``config``
+  and ``result`` are canonical JSON (floats written exactly); ``curves`` is the replica-mean curve of every
+  metric as little-endian float64 bytes (layout in ``result["curves"]``); ``elapsed`` and ``created`` are
+  bookkeeping, not part of the result or the checksum.
+- ``specs(name, digest, source, created)``: the TOML text of every spec that wrote into the store (``digest``
+  is its sha256, checked on reading), so that a report knows the grid's axes and target.
+- ``leases(key PRIMARY KEY, owner, host, pid, expires)``: cells being computed right now.
+- ``meta(key PRIMARY KEY, value)``: the schema version and the configuration's fingerprint.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import re
+import socket
 import sqlite3
+import threading
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SCHEMA_VERSION", "CellRow", "Store", "decode_curves", "encode_curves"]
+__all__ = ["SCHEMA_VERSION", "CellRow", "Store", "StoreError", "check_store_path", "decode_curves", "encode_curves", "row_checksum"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: seconds a lease lasts without renewal; a sweep renews its leases every LEASE_TTL / 4
+LEASE_TTL = 120.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,10 +70,24 @@ CREATE TABLE IF NOT EXISTS cells (
     result TEXT NOT NULL,
     curves BLOB NOT NULL,
     elapsed REAL NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    checksum TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS cells_spec ON cells (spec);
+CREATE TABLE IF NOT EXISTS leases (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    expires REAL NOT NULL
+);
 """
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class StoreError(ValueError):
+    """A store that cannot be used (missing, damaged, another configuration); the message names the file."""
 
 
 def encode_curves(curves: dict[str, np.ndarray]) -> tuple[dict, bytes]:
@@ -78,9 +112,29 @@ def decode_curves(layout: dict, blob: bytes) -> dict[str, np.ndarray]:
     return out
 
 
+def row_checksum(key: str, spec: str, config: str, coords: str, result: str, curves: bytes) -> str:
+    """sha256 of a cell row's contents, each part length-prefixed (no two rows share the byte stream)."""
+    h = hashlib.sha256()
+    for part in (key.encode(), spec.encode(), config.encode(), coords.encode(), result.encode(), bytes(curves)):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def check_store_path(path: Path) -> None:
+    """Raise an OSError naming ``path`` (or its first ancestor at fault) when no store can live there."""
+    if path.is_dir():
+        raise IsADirectoryError(21, "is a folder, not a sweep store", str(path))
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(20, "is not a folder", str(parent))
+            return
+
+
 @dataclass(frozen=True)
 class CellRow:
-    """A stored cell, as read back."""
+    """A stored cell, as read back (its checksum already verified)."""
 
     key: str
     spec: str
@@ -98,39 +152,80 @@ class CellRow:
 class Store:
     """A sweep store at ``path`` (created if missing). Use as a context manager, or call :meth:`close`.
 
-    ``readonly=True`` opens an existing store without taking write locks (for reports and monitoring).
+    ``readonly=True`` opens an existing store without taking write locks (for reports and monitoring). Every
+    SQLite failure surfaces as a :class:`StoreError` naming the file.
     """
 
     def __init__(self, path: str | Path, *, readonly: bool = False, timeout: float = 60.0) -> None:
         self.path = Path(path)
         self.readonly = readonly
-        if readonly:
-            if not self.path.exists():
-                raise ValueError(f"store {str(self.path)!r} does not exist")
-            self._con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout)
-            try:
-                self._check_schema()
-            except sqlite3.DatabaseError as exc:
-                self._con.close()
-                raise ValueError(f"{str(self.path)!r} is not a sweep store: {exc}") from None
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._heartbeat: _Heartbeat | None = None
+        check_store_path(self.path)
+        if readonly and not self.path.exists():
+            raise StoreError(f"store {str(self.path)!r} does not exist")
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._con.execute("PRAGMA journal_mode=WAL")
-            self._con.execute("PRAGMA synchronous=FULL")
-            self._con.executescript(_SCHEMA)
-            self._con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            self._check_schema()
-        except sqlite3.DatabaseError as exc:
+            if readonly:
+                self._con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout)
+            else:
+                self._con = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
+        try:
+            with self._guard():
+                if not readonly:
+                    self._con.execute("PRAGMA journal_mode=WAL")
+                    self._con.execute("PRAGMA synchronous=FULL")
+                    fresh = self._con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+                    if fresh:
+                        self._con.executescript(_SCHEMA)
+                        self._con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                self._check_schema()
+                self._check_integrity()
+        except BaseException:
             self._con.close()
-            raise ValueError(f"{str(self.path)!r} is not a sweep store: {exc}") from None
+            raise
+
+    # ---- opening ----
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn any SQLite failure into a StoreError naming this file."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreError(f"store {str(self.path)!r} is locked by another process: {exc}") from None
+            raise StoreError(f"store {str(self.path)!r} is damaged or unreadable: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{str(self.path)!r} is not a sweep store, or is damaged: {exc}") from None
+
+    def _has_table(self, name: str) -> bool:
+        return self._con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
     def _check_schema(self) -> None:
+        if not self._has_table("meta"):
+            raise StoreError(f"{str(self.path)!r} is not a sweep store (no meta table)")
         row = self._con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is None or int(row[0]) != SCHEMA_VERSION:
-            found = None if row is None else row[0]
-            raise sqlite3.DatabaseError(f"schema version {found}, expected {SCHEMA_VERSION}")
+        found = None if row is None else row[0]
+        if found == "1":
+            raise StoreError(
+                f"store {str(self.path)!r} was written by an older fedbounds (schema 1, no checksums); "
+                "sweep into a new store (the default store name has changed)"
+            )
+        if found != str(SCHEMA_VERSION):
+            raise StoreError(f"{str(self.path)!r} is not a sweep store: schema version {found}, expected {SCHEMA_VERSION}")
+
+    def _check_integrity(self) -> None:
+        problems = [str(r[0]) for r in self._con.execute("PRAGMA integrity_check(5)")]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"store {str(self.path)!r} is damaged (SQLite integrity check: {problems[0]}); "
+                "move it aside and rerun the sweep to recompute its cells"
+            )
 
     # ---- context manager ----
     def __enter__(self) -> Store:
@@ -140,75 +235,203 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        """Close the connection (committed cells are already on disk)."""
+        """Release this store's leases and close the connection (committed cells are already on disk)."""
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+            with contextlib.suppress(sqlite3.Error):
+                self._con.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
         self._con.close()
+
+    # ---- the configuration ----
+    def fingerprint(self) -> str | None:
+        """The fingerprint of the configuration this store holds (None while it holds none)."""
+        with self._guard():
+            row = self._con.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if row is None:
+            return None
+        if not _HEX64.match(str(row[0])):
+            raise StoreError(f"store {str(self.path)!r} is damaged: its configuration fingerprint is unreadable")
+        return str(row[0])
+
+    def require(self, fingerprint: str, name: str) -> str | None:
+        """A StoreError if the store holds a configuration other than ``fingerprint`` (spec ``name``); returns
+        the one it holds (None for none)."""
+        held = self.fingerprint()
+        if held is not None and held != fingerprint:
+            raise StoreError(
+                f"store {str(self.path)!r} holds another configuration (fingerprint {held[:12]}); spec {name!r} is "
+                f"{fingerprint[:12]}: give it its own --store (the default store name includes the fingerprint)"
+            )
+        return held
+
+    def bind(self, fingerprint: str, name: str) -> None:
+        """Tie the store to one configuration; a StoreError if it already holds another."""
+        if self.require(fingerprint, name) is None:
+            with self._guard(), self._transaction():
+                if self._con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]:
+                    raise StoreError(f"store {str(self.path)!r} holds cells but no configuration fingerprint")
+                self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)", (fingerprint,))
 
     # ---- writing ----
     def add_spec(self, name: str, source: str) -> None:
         """Record a spec's TOML text (idempotent)."""
         digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-        with self._transaction():
+        with self._guard(), self._transaction():
             self._con.execute(
                 "INSERT OR IGNORE INTO specs (name, digest, source, created) VALUES (?, ?, ?, ?)",
                 (name, digest, source, time.time()),
             )
 
     def put(self, key: str, *, spec: str, config: str, coords: str, result: str, curves: bytes, elapsed: float) -> bool:
-        """Write one finished cell in its own transaction. Returns False if the key was already stored (the
-        existing row is kept: a cell is a pure function of its key, so the two are the same)."""
-        with self._transaction():
+        """Write one finished cell (and drop its lease) in one transaction. Returns False if the key was already
+        stored (the existing row is kept: a cell is a pure function of its key, so the two are the same)."""
+        checksum = row_checksum(key, spec, config, coords, result, curves)
+        with self._guard(), self._transaction():
             cur = self._con.execute(
-                "INSERT OR IGNORE INTO cells (key, spec, config, coords, result, curves, elapsed, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, spec, config, coords, result, sqlite3.Binary(curves), float(elapsed), time.time()),
+                "INSERT OR IGNORE INTO cells (key, spec, config, coords, result, curves, elapsed, created, checksum) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, spec, config, coords, result, sqlite3.Binary(curves), float(elapsed), time.time(), checksum),
             )
+            self._con.execute("DELETE FROM leases WHERE key = ?", (key,))
             return cur.rowcount == 1
+
+    def verify(self, *, repair: bool = False) -> int:
+        """Check every cell row against its checksum. Returns how many fail; with ``repair`` (a writable
+        store) they are deleted, so that a sweep computes them again."""
+        q = "SELECT key, spec, config, coords, result, curves, checksum FROM cells NOT INDEXED"
+        with self._guard():
+            bad = [row[0] for row in self._con.execute(q) if not _row_ok(*row)]
+            if bad and repair:
+                with self._transaction():
+                    self._con.executemany("DELETE FROM cells WHERE key = ?", [(k,) for k in bad])
+        return len(bad)
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._con)
 
+    # ---- leases ----
+    def claim(self, key: str) -> str:
+        """Claim ``key`` for this store's owner: "claimed", "stored" (already done) or "busy" (another live
+        sweep holds it). Starts renewing this owner's leases on the first claim."""
+        if self._heartbeat is None:
+            self._heartbeat = _Heartbeat(self.path, self.owner)
+        host, now = socket.gethostname(), time.time()
+        with self._guard(), self._transaction():
+            if self._con.execute("SELECT 1 FROM cells WHERE key = ?", (key,)).fetchone():
+                return "stored"
+            row = self._con.execute("SELECT owner, host, pid, expires FROM leases WHERE key = ?", (key,)).fetchone()
+            if row is not None and row[0] != self.owner and not _lapsed(row[1], int(row[2]), float(row[3]), host, now):
+                return "busy"
+            self._con.execute(
+                "INSERT OR REPLACE INTO leases (key, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)",
+                (key, self.owner, host, os.getpid(), now + LEASE_TTL),
+            )
+        return "claimed"
+
+    def release(self, key: str) -> None:
+        """Drop this owner's lease on ``key`` (a cell that failed: another sweep may try it)."""
+        with self._guard():
+            self._con.execute("DELETE FROM leases WHERE key = ? AND owner = ?", (key, self.owner))
+
     # ---- reading ----
     def keys(self) -> set[str]:
-        """Keys of all stored cells."""
-        return {k for (k,) in self._con.execute("SELECT key FROM cells")}
+        """Keys of the stored cells that pass their checksum (a damaged cell is never counted as done)."""
+        q = "SELECT key, spec, config, coords, result, curves, checksum FROM cells NOT INDEXED"
+        with self._guard():
+            return {row[0] for row in self._con.execute(q) if _row_ok(*row)}
 
     def has_keys(self, keys: Iterable[str]) -> set[str]:
         """The subset of ``keys`` that are stored."""
-        wanted = list(keys)
-        found: set[str] = set()
-        for i in range(0, len(wanted), 500):
-            chunk = wanted[i : i + 500]
-            q = f"SELECT key FROM cells WHERE key IN ({','.join('?' * len(chunk))})"
-            found.update(k for (k,) in self._con.execute(q, chunk))
-        return found
+        wanted = set(keys)
+        return wanted & self.keys()
 
     def count(self) -> int:
         """Number of stored cells."""
-        return int(self._con.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+        with self._guard():
+            return int(self._con.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
 
     def rows(self, spec: str | None = None, *, curves: bool = True) -> Iterator[CellRow]:
-        """Stored cells (all, or those written under one spec name), in key order; ``curves=False`` leaves the
-        curve bytes out (empty), for readers that need only the summaries."""
-        blob = "curves" if curves else "x''"
-        q = f"SELECT key, spec, config, coords, result, {blob}, elapsed FROM cells"
+        """Stored cells (all, or those written under one spec name), in key order, each checked against its
+        checksum (a StoreError on the first that fails). ``curves=False`` hands out empty curve bytes."""
+        q = "SELECT key, spec, config, coords, result, curves, checksum, elapsed FROM cells"
         args: tuple = ()
         if spec is not None:
             q += " WHERE spec = ?"
             args = (spec,)
-        for key, sp, config, coords, result, curves, elapsed in self._con.execute(q + " ORDER BY key", args):
-            yield CellRow(key, sp, json.loads(config), json.loads(coords), json.loads(result), bytes(curves), float(elapsed))
+        with self._guard():
+            for key, sp, config, coords, result, blob, checksum, elapsed in self._con.execute(q + " ORDER BY key", args):
+                if not _row_ok(key, sp, config, coords, result, blob, checksum):
+                    raise StoreError(
+                        f"store {str(self.path)!r}: cell {str(key)[:12]} fails its checksum (damaged); rerun "
+                        f"`fedbounds sweep SPEC --store {self.path}` to recompute it"
+                    )
+                body = bytes(blob) if curves else b""
+                yield CellRow(key, sp, json.loads(config), json.loads(coords), json.loads(result), body, float(elapsed))
 
     def raw(self) -> dict[str, tuple[str, str, bytes]]:
         """``{key: (config, result, curves)}`` exactly as stored (for comparing two stores bit for bit)."""
         q = "SELECT key, config, result, curves FROM cells"
-        return {k: (c, r, bytes(b)) for k, c, r, b in self._con.execute(q)}
+        with self._guard():
+            return {k: (c, r, bytes(b)) for k, c, r, b in self._con.execute(q)}
 
     def specs(self) -> list[tuple[str, str]]:
-        """``(name, source)`` of the recorded specs, oldest first."""
-        return [(n, s) for n, s in self._con.execute("SELECT name, source FROM specs ORDER BY created, name")]
+        """``(name, source)`` of the recorded specs, oldest first; a StoreError if a text fails its digest."""
+        out = []
+        with self._guard():
+            for name, digest, source in self._con.execute("SELECT name, digest, source FROM specs ORDER BY created, name"):
+                if hashlib.sha256(str(source).encode("utf-8")).hexdigest() != digest:
+                    raise StoreError(f"store {str(self.path)!r} is damaged: the recorded text of spec {name!r} fails its digest")
+                out.append((name, source))
+        return out
 
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check`` ("ok" for a sound file)."""
-        return str(self._con.execute("PRAGMA integrity_check").fetchone()[0])
+        with self._guard():
+            return str(self._con.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def _row_ok(key: object, spec: object, config: object, coords: object, result: object, curves: object, checksum: object) -> bool:
+    if not all(isinstance(v, str) for v in (key, spec, config, coords, result, checksum)) or not isinstance(curves, bytes):
+        return False
+    return row_checksum(key, spec, config, coords, result, curves) == checksum  # type: ignore[arg-type]
+
+
+def _lapsed(host: str, pid: int, expires: float, this_host: str, now: float) -> bool:
+    """A lease lapses when not renewed in time, or when its process (on this host) is gone."""
+    if expires < now:
+        return True
+    if host != this_host:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+class _Heartbeat:
+    """Renews an owner's leases every LEASE_TTL / 4 seconds on its own connection, until stopped."""
+
+    def __init__(self, path: Path, owner: str) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(path, owner), name="sweep-lease-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _run(self, path: Path, owner: str) -> None:
+        while not self._stop.wait(LEASE_TTL / 4):
+            with contextlib.suppress(sqlite3.Error):
+                con = sqlite3.connect(path, timeout=30, isolation_level=None)
+                try:
+                    con.execute("UPDATE leases SET expires = ? WHERE owner = ?", (time.time() + LEASE_TTL, owner))
+                finally:
+                    con.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
 
 
 class _Transaction:

@@ -638,3 +638,19 @@ def test_fairness_noiseless_decaying_schedule_converges(fair):
     g = run("ds_fedproxgrad", fair, params, rounds=300).metrics["grad_F_sq"][:, 0]
     assert g[-1] < 1e-3 * g[0]
     assert np.all(np.diff(g[5:]) <= 0)
+
+
+def test_gd_prox_stops_with_its_own_message_when_out_of_steps() -> None:
+    """max_iter = 1 on a non-quadratic instance: the solver must say it did not reach its stopping rule, after
+    exactly max_iter steps (kills the off-by-one mutant of the step loop)."""
+    from fedbounds.algorithms.ds_fedproxgrad import _gd_prox
+    from fedbounds.algorithms.instances import make_instance
+
+    problem = make_instance("fairness", seed=0)
+    X = np.ones((1, problem.n, problem.p))
+    Gx = problem.grad(X)
+    thr = np.zeros(X.shape[:-1])
+    with pytest.raises(RuntimeError, match="did not reach its stopping rule in max_iter=1"):
+        _gd_prox(problem, X, Gx, 0.1, float(problem.constants["L_f"].value), thr, 1, 0)
+    Y, steps = _gd_prox(problem, X, Gx, 0.1, float(problem.constants["L_f"].value), np.full(X.shape[:-1], np.inf), 1, 0)
+    assert np.array_equal(Y, X) and not steps.any()

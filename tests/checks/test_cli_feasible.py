@@ -130,3 +130,92 @@ def test_end_to_end_subprocess() -> None:
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "gamma must lie in (0, 1/rho)" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------------------------
+# issue 13: overflow, huge integers, plot file names and unwritable paths: one line, exit 2, no traceback
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _one_line_exit_2(argv, capsys, *needles: str) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in captured.err + captured.out
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        pytest.param([*FEDNMAP[:3], "1e308", *FEDNMAP[4:]], "L", id="L-1e308"),
+        pytest.param([*FEDNMAP, "--sigma", "1e200", "--mu", "0.1", "--epsilon", "0.1"], "sigma", id="sigma-1e200"),
+        pytest.param([*FEDNMAP, "--T", "1e300"], "T", id="T-1e300"),
+        pytest.param([*DS[:3], "1e308", *DS[4:]], "L_f", id="L_f-1e308"),
+        pytest.param([*FEDNMAP[:3], "1e160", *FEDNMAP[4:]], "L", id="L-1e160"),
+        pytest.param([*FEDNMAP, "--sigma", "1e155"], "sigma", id="sigma2-overflows"),
+    ],
+)
+def test_overflow_is_one_line_naming_the_parameter(argv, name, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _one_line_exit_2(argv, capsys, name)
+    assert "cannot convert" not in err
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "extra", [["--m", "1e17"], ["--m", "9007199254740993"], ["--eta-a", "1e-320"]], ids=["m-1e17", "m-2^53+1", "eta_a-subnormal"]
+)
+def test_extreme_values_terminate(extra, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main([*FEDNMAP, *extra])
+    captured = capsys.readouterr()
+    assert rc in (0, 2) and "Traceback" not in captured.err
+    if rc == 0:
+        assert " nan" not in captured.out
+    else:
+        assert extra[0].lstrip("-").replace("-", "_") in captured.err
+
+
+@pytest.mark.parametrize(
+    ("suffix", "magic"),
+    [(".png", b"\x89PNG\r\n\x1a\n"), (".pdf", b"%PDF"), (".svg", b"<?xml"), (".PNG", b"\x89PNG\r\n\x1a\n")],
+)
+def test_plot_honours_the_extension(suffix, magic, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / f"region{suffix}"
+    assert main([*FEDNMAP, "--plot", str(path)]) == 0
+    assert path.read_bytes()[: len(magic)] == magic
+    assert str(path) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["region.xyz", "region", "region.", ""])
+def test_plot_rejects_a_name_without_a_supported_extension(name, tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _one_line_exit_2([*FEDNMAP, "--plot", name], capsys, "--plot")
+    assert not any(tmp_path.iterdir())
+
+
+def test_plot_unwritable_path_is_one_line(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    _one_line_exit_2([*FEDNMAP, "--plot", str(blocker / "sub" / "region.png")], capsys, "--plot", str(blocker))
+    folder = tmp_path / "adir.png"
+    folder.mkdir()
+    _one_line_exit_2([*FEDNMAP, "--plot", str(folder)], capsys, "--plot", str(folder))
+    readonly = tmp_path / "ro"
+    readonly.mkdir()
+    readonly.chmod(0o500)
+    try:
+        import os
+
+        if os.access(readonly, os.W_OK):  # running as root: permissions are not enforced
+            pytest.skip("permissions are not enforced for this user")
+        _one_line_exit_2([*FEDNMAP, "--plot", str(readonly / "region.png")], capsys, "--plot", str(readonly))
+    finally:
+        readonly.chmod(0o700)
+
+
+def test_axes_without_plot_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    _one_line_exit_2([*FEDNMAP, "--axes", "eta_a,eta_s"], capsys, "--axes", "--plot")

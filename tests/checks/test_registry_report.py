@@ -1,4 +1,5 @@
-"""fedbounds.checks.registry, fedbounds.checks.core.report, fedbounds.checks.core.profiles and fedbounds.checks.core.formulas: lookup, provenance, table, JSON, plots."""
+"""fedbounds.checks.registry, fedbounds.checks.core.report, fedbounds.checks.core.profiles
+and fedbounds.checks.core.formulas: lookup, provenance, table, JSON, plots."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def test_check_ids_are_theory_claims() -> None:
         claim = get_claim(spec.check_id)  # every check tests a claim the theory layer holds
         label, status = spec.provenance()
         assert label == claim.provenance.label and status == str(claim.status)
-        assert spec.erratum == (status == "erratum")
+        # an erratum check, or one demonstrating a remark (true but notable), declares the verdict it expects
+        assert spec.erratum == (status in ("erratum", "remark"))
 
 
 def test_lookup_and_selection() -> None:
@@ -63,3 +65,25 @@ def test_table_json_and_plot(tmp_path) -> None:
     assert data["claims"][0]["worst_slack"] == 2.0 and data["claims"][0]["negatives_ok"] is True
     assert pngs[0].read_bytes()[:4] == b"\x89PNG"
     assert format_slack(float("inf")) == "inf" and format_slack(float("nan")) == "-" and format_slack(1234.5) == "1.23e+03"
+
+
+def test_tightness_column_and_control_location(tmp_path) -> None:
+    from fedbounds.checks.core.controls import control
+    from fedbounds.checks.core.report import format_tightness
+
+    spec = get_check("fednmap.theorem8")
+    res = CheckResult(spec.check_id)
+    res.verdicts.append(compare(spec.check_id, "inst", np.array([1.0]), np.array([400.0]), exact=True))
+    res.tightness = {"search": {"worst_ratio": 0.004, "loose_by": 250.0, "instance": {"n": 3}, "seed": 0, "evaluations": 9}}
+    ctrl = compare(spec.check_id, "c", np.array([1.0, 3.0]), np.array([2.0, 2.0]), exact=True)
+    res.negatives.append(control(ctrl, changed="bound", what="bound x 0.002", violated_at=123))
+    res.negatives.append(control(ctrl, changed="bound", what="bound x 0.5 at round 0", violated_at=0))
+    table = format_table([(spec, res)])
+    assert "tightness" in table and "0.004 (loose x250)" in table
+    assert "123" in table and "not its reason: violated only at round 0" in table
+    assert format_tightness({}) == "-" and format_tightness({"not_applicable": "O-rate"}) == "n/a"
+    assert format_tightness({"search": {"worst_ratio": 1.5, "loose_by": 0.67}}) == "1.5 (VIOLATED)"
+    path, _ = write_report(tmp_path, [(spec, res)], {"profile": "quick"})
+    claim = json.loads(path.read_text())["claims"][0]
+    assert claim["tightness"]["search"]["worst_ratio"] == 0.004
+    assert claim["negatives"][0]["details"]["control_record"]["violated_at"] == 123

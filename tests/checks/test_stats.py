@@ -1,4 +1,5 @@
-"""fedbounds.checks.core.stats and fedbounds.checks.fednmap.speedup.rounds_to_target against hand-computed values and Monte Carlo coverage."""
+"""fedbounds.checks.core.stats and fedbounds.checks.fednmap.speedup.rounds_to_target
+against hand-computed values and Monte Carlo coverage."""
 
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def test_store_is_wal_and_never_duplicates(tmp_path: Path) -> None:
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     with pytest.raises(sqlite3.IntegrityError):
-        con.execute("INSERT INTO cells VALUES ('k1', 'x', '{}', '{}', '{}', x'00', 0, 0)")
+        con.execute("INSERT INTO cells VALUES ('k1', 'x', '{}', '{}', '{}', x'00', 0, 0, '')")
     assert con.execute("SELECT result FROM cells").fetchall() == [('{"a":1}',)]
     con.close()
 
@@ -166,11 +166,22 @@ def test_rerun_computes_only_the_missing_cells(synth: Path) -> None:
 
 def test_cell_errors_are_reported_not_stored(synth: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec_path = synth / "err.toml"
-    spec_path.write_text(_spec_text().replace("sleep = 0.0", "sleep = 0.0\nfail = true"))
+    spec_path.write_text(_spec_text().replace("eta_a = [1.0, 2.0]", "eta_a = [1.0, 2.0]\nfail = [false, true]"))
     store = synth / "e.sqlite"
     assert main(["sweep", str(spec_path), "--store", str(store), "--processes", "1", "--no-progress"]) == 1
     out = capsys.readouterr().out
-    assert "0 computed" in out and "ValueError: eta_a is past the stability limit" in out
+    assert "24 computed" in out and "ValueError: eta_a is past the stability limit" in out
+    with Store(store, readonly=True) as st:
+        assert st.count() == 24
+
+
+def test_every_cell_failing_is_bad_input(synth: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec_path = synth / "err.toml"
+    spec_path.write_text(_spec_text().replace("sleep = 0.0", "sleep = 0.0\nfail = true"))
+    store = synth / "e.sqlite"
+    assert main(["sweep", str(spec_path), "--store", str(store), "--processes", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "every cell" in err and "ValueError: eta_a is past the stability limit" in err
     with Store(store, readonly=True) as st:
         assert st.count() == 0
 
@@ -183,7 +194,8 @@ def test_sigkill_part_way_then_resume_equals_an_uninterrupted_run(synth: Path) -
     spec = parse_spec(spec_path.read_text())
     killed, straight = synth / "killed.sqlite", synth / "straight.sqlite"
 
-    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "sweep", str(spec_path), "--store", str(killed), "--processes", "2", "--no-progress"]
+    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "sweep", str(spec_path), "--store", str(killed), "--processes", "2",
+           "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stored = 0
     try:

@@ -24,17 +24,25 @@ CONTRACT_IDS = [
     "erratum.constant_gamma_floor",
 ]
 
-#: the errata the brief lists, by the claim each corrects
-REQUIRED_ERRATA = {
-    "erratum.ds_lower_bound_unstated": "ds.theorem5_3",
-    "erratum.ds_phi_prefix": "ds.lemma5_2",
-    "erratum.ds_weak_convexity_unused": "ds.assumption.weak_convexity",
-    "erratum.ds_schedule_at_zero": "ds.corollary_i",
-    "erratum.fednmap_delta_f": "fednmap.theorem5.complexity",
-    "erratum.fednmap_pl_complexity": "fednmap.theorem8.complexity",
-    "erratum.ds_inexactness_gradient_step": "ds.assumption.inexactness",
-    "erratum.constant_gamma_floor": "ds.assumption.inexactness",
-    "erratum.ds_loose_19": "ds.coefficient20",
+#: the findings, by the claim each corrects or comments on, and the status each has (docs/provenance.md §1.4-§1.5):
+#: erratum = false as printed or needs an unstated condition; remark = true but notable
+REQUIRED_FINDINGS = {
+    "erratum.ds_lower_bound_unstated": ("ds.theorem5_3", "erratum"),
+    "erratum.ds_phi_prefix": ("ds.lemma5_2", "erratum"),
+    "erratum.ds_schedule_at_zero": ("ds.corollary_i", "erratum"),
+    "erratum.fednmap_delta_f": ("fednmap.theorem5.complexity", "erratum"),
+    "erratum.fednmap_complexity_rho": ("fednmap.theorem5.complexity", "erratum"),
+    "erratum.ds_weak_convexity_unused": ("ds.assumption.weak_convexity", "remark"),
+    "erratum.ds_mu_r_unspecified": ("ds.assumption.strong_convexity", "remark"),
+    "erratum.fednmap_pl_complexity": ("fednmap.theorem8.complexity", "remark"),
+    "erratum.fednmap_theorem8_m_coupling": ("fednmap.theorem8", "remark"),
+    "erratum.fednmap_sum_index": ("fednmap.compact_form", "remark"),
+    "erratum.ds_inexactness_gradient_step": ("ds.assumption.inexactness", "remark"),
+    "erratum.ds_inexactness_relative": ("ds.assumption.inexactness", "remark"),
+    "erratum.constant_gamma_floor": ("ds.assumption.inexactness", "remark"),
+    "erratum.ds_loose_19": ("ds.coefficient20", "remark"),
+    "erratum.ds_corollary_ii_horizon": ("ds.corollary_ii.rate", "remark"),
+    "erratum.ds_lemma_a1_unused": ("ds.lemma_a1", "remark"),
 }
 
 CLAIMS = registry.all_claims()
@@ -66,18 +74,39 @@ def test_claim_is_well_formed(claim: Claim) -> None:
     json.dumps(claim.to_dict())
 
 
-@pytest.mark.parametrize(("eid", "corrects"), sorted(REQUIRED_ERRATA.items()))
-def test_required_errata(eid: str, corrects: str) -> None:
+@pytest.mark.parametrize(("eid", "corrects", "status"), sorted((k, *v) for k, v in REQUIRED_FINDINGS.items()))
+def test_required_findings(eid: str, corrects: str, status: str) -> None:
     e = registry.get_claim(eid)
-    assert e.status is Status.ERRATUM
+    assert e.status is Status(status)
     assert corrects in e.depends_on
+    assert e.proof, f"{eid}: a finding carries a proof step or a counterexample step"
     assert e.evidence and e.evidence_kinds
     for kind in e.evidence_kinds:
         assert e.evidence.count(kind + ":") >= 1, f"{eid}: evidence text does not say what its {kind} evidence is"
 
 
-def test_errata_correct_non_errata() -> None:
+def test_every_finding_is_listed() -> None:
+    found = {c.id for s in ("erratum", "remark") for c in registry.claims_by_status(s)}
+    assert found == set(REQUIRED_FINDINGS)
+
+
+def test_errata_have_a_counterexample_or_a_proof() -> None:
     for e in registry.claims_by_status("erratum"):
+        assert {"counterexample", "sympy"} & set(e.evidence_kinds), f"{e.id}: an erratum needs a counterexample or a proof"
+
+
+def test_hypotheses_status() -> None:
+    t8 = registry.get_claim("fednmap.theorem8")
+    assert t8.status is Status.VERBATIM and t8.hypotheses_status is Status.RECONSTRUCTED
+    assert r"\text{[reconstructed]}" in t8.latex() and t8.to_dict()["hypotheses_status"] == "reconstructed"
+    t5 = registry.get_claim("fednmap.theorem5.bound")
+    assert t5.status is Status.RECONSTRUCTED and t5.hypotheses_status is Status.VERBATIM and r"\text{[verbatim]}" in t5.latex()
+    lemma = registry.get_claim("ds.lemma5_2")
+    assert lemma.hypotheses_status is Status.VERBATIM and r"\underbrace" not in lemma.latex()
+
+
+def test_errata_correct_non_errata() -> None:
+    for e in [*registry.claims_by_status("erratum"), *registry.claims_by_status("remark")]:
         assert all(not d.startswith("erratum.") for d in e.depends_on)
         assert e.paper == registry.get_claim(e.depends_on[0]).paper
 
@@ -112,6 +141,12 @@ def test_claim_validation() -> None:
     prov = Provenance(FEDNMAP, "Theorem 8")
     with pytest.raises(ValueError, match="proof"):
         Claim("x.y", "t", prov, Status.DERIVED, "q", sp.S.One)
+    with pytest.raises(ValueError, match="reaches"):
+        Claim("x.y", "t", prov, Status.DERIVED, "q", sp.S.One, proof=("ds_eq21",))
+    with pytest.raises(ValueError, match="not in its proof"):
+        Claim("x.y", "t", prov, Status.DERIVED, "q", sp.S.One, proof=("ds_eq21",), reaches=(("ds_eq13", "printed", "conclusion"),))
+    with pytest.raises(ValueError, match="evidence"):
+        Claim("erratum.x", "t", prov, Status.REMARK, "q", sp.S.One, depends_on=("fednmap.theorem8",))
     with pytest.raises(ValueError, match="evidence"):
         Claim("erratum.x", "t", prov, Status.ERRATUM, "q", sp.S.One, depends_on=("fednmap.theorem8",))
     with pytest.raises(ValueError, match="label"):

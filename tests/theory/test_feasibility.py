@@ -306,3 +306,95 @@ def test_unreachable_suggestion_is_admissible_and_reaches_epsilon() -> None:
     assert float(core.theorem5_eta_hat_max.subs(subs)) >= sug["eta_hat"] * (1 - 1e-12)
     assert float(core.theorem5_eta_a_max.subs(subs)) >= sug["eta_a"] * (1 - 1e-12)
     assert float(core.theorem8_floor.subs(subs)) <= 0.1 * (1 + 1e-9)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# issue 13: no hang on huge integers or tiny reals
+# ---------------------------------------------------------------------------------------------------------
+
+DS = {"L_f": 1.0, "L_r": 0.5, "lam": 0.2, "G": 1.0, "B": 1.0, "G_r": 1.0, "sigma": 1.0}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("value", [2**53 + 1, 10**17, 2**80, 1e17])
+def test_integer_interval_beyond_2_53_terminates(value) -> None:
+    """feasible_interval(integer=True) stepped a float by 1.0: beyond 2^53 that never moves (issue 13)."""
+    from fedbounds.theory.core.feasibility import feasible_interval
+
+    lo, hi, ok = feasible_interval(lambda p: float(value) * 4 - p, float(value), integer=True)
+    assert ok and hi is not None and lo is None
+    assert abs(hi - 4 * float(value)) <= 1e-6 * 4 * float(value)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("theorem", "constants", "params", "name"),
+    [
+        ("fednmap.theorem5", BASE, {"m": 10**17}, "m"),
+        ("fednmap.theorem5", BASE, {"m": 2**80}, "m"),
+        ("fednmap.theorem5", BASE, {"m": 1e17}, "m"),
+        ("fednmap.theorem5", BASE, {"eta_hat": 1e-30}, "eta_hat"),
+        ("fednmap.theorem5", BASE, {"eta_a": 1e-320}, "eta_a"),
+        ("fednmap.theorem5", BASE, {"T": 10**30}, "T"),
+        ("ds.corollary_ii", DS, {"R": 10**17}, "R"),
+        ("ds.corollary_ii", DS, {"c": 1e-300}, "c"),
+        ("ds.theorem5_3", DS, {"alpha": 1e-3, "c": 1.0, "c_gamma": 100.0}, "alpha"),
+    ],
+)
+def test_extreme_values_work_or_are_rejected_at_once(theorem, constants, params, name) -> None:
+    try:
+        res = feasibility(theorem, constants, params)
+    except ValueError as exc:
+        assert name in str(exc), str(exc)
+        assert "nan" not in str(exc).lower().split(name)[0]
+        return
+    _assert_finite(res)
+
+
+def _assert_finite(res) -> None:
+    """No NaN anywhere in an answer, no infinite point, bound or guarantee."""
+    for k, v in res.chosen.items():
+        assert math.isfinite(v), (k, v)
+    for c in res.conditions:
+        assert not math.isnan(c.bound) and (c.value is None or math.isfinite(c.value)), c
+    for k, v in res.step_sizes.items():
+        assert not (isinstance(v, float) and math.isnan(v)), (k, v)
+    for t in res.guarantee.terms + res.guarantee.extra_terms:
+        assert t.value is None or math.isfinite(t.value), t
+    for r in res.table1:
+        assert r.rate_value is None or math.isfinite(r.rate_value), r
+
+
+# ---------------------------------------------------------------------------------------------------------
+# issue 13: overflowing constants are rejected, naming the parameter (no nan/inf as an answer)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("theorem", "constants", "params", "target", "name"),
+    [
+        ("fednmap.theorem5", {**BASE, "L": 1e308}, {}, None, "L"),
+        ("fednmap.theorem8", {**BASE, "L": 1e308, "mu": 1.0}, {}, None, "L"),
+        ("fednmap.theorem8", {**BASE, "sigma": 1e200, "mu": 0.1}, {}, 0.1, "sigma"),
+        ("fednmap.theorem5", {**BASE, "Q": 1e300}, {}, None, "Q"),
+        ("fednmap.theorem5", BASE, {"T": 1e300}, None, "T"),
+        ("ds.corollary_ii", {**DS, "L_f": 1e-320}, {}, None, "L_f"),
+        ("ds.corollary_ii", {**DS, "G": 1e300}, {}, None, "G"),
+        ("ds.theorem5_3", {**DS, "B": 1e-310}, {"alpha": 0.75}, None, "B"),
+    ],
+)
+def test_overflow_is_rejected_naming_the_parameter(theorem, constants, params, target, name) -> None:
+    try:
+        res = feasibility(theorem, constants, params, target)
+    except ValueError as exc:
+        msg = str(exc)
+        assert msg.startswith(f"{name} ") or f" {name} " in msg or f"{name} =" in msg, msg
+        assert "cannot convert" not in msg
+        return
+    _assert_finite(res)  # the answer is a number after all: then it must be a finite one
+
+
+def test_huge_python_integer_is_rejected_naming_it() -> None:
+    with pytest.raises(ValueError, match=r"^n must be"):
+        feasibility("fednmap.theorem5", {**BASE, "n": 10**400})

@@ -5,8 +5,17 @@ Status (design.md, principle 2):
 * ``verbatim``: as printed in the paper;
 * ``derived``: we proved it; the proof is a step of :mod:`fedbounds.theory.core.proofs` (named in ``proof``) checked by a test;
 * ``reconstructed``: the printed text is lost; this is our reading;
-* ``erratum``: the printed claim is wrong or needs an unstated condition; ``evidence`` says how we know, and
-  ``depends_on`` names the claim it corrects.
+* ``erratum``: the printed claim is false or needs an unstated condition; ``evidence`` (a counterexample or a
+  proof) says how we know, and ``depends_on`` names the claim it corrects;
+* ``remark``: the printed claim is true but notable (a condition sufficient, not necessary; a loose bound; an
+  unused assumption or lemma; a modelling choice); ``evidence`` gives the reason, ``depends_on`` the claim it
+  comments on.
+
+Hypotheses carry their own status (``hypotheses_status``, by default the claim's): FedNMap's Theorem 8 is a
+verbatim bound under reconstructed hypotheses (docs/provenance.md §2).
+
+A derived claim names in ``reaches`` the proof steps that take its own expression as a keyword argument, so that
+tests/theory/test_derived_reach.py can perturb that expression (x2, /2) and watch the proof fail.
 
 Evidence kinds (``evidence_kinds``): ``sympy`` (a step of :mod:`fedbounds.theory.core.proofs` decides it), ``counterexample``
 (an explicit instance, computed with sympy), ``numeric`` (a run of the algorithms, produced by the checks),
@@ -35,6 +44,7 @@ class Status(StrEnum):
     DERIVED = "derived"
     RECONSTRUCTED = "reconstructed"
     ERRATUM = "erratum"
+    REMARK = "remark"
 
     def __str__(self) -> str:
         return self.value
@@ -78,7 +88,10 @@ class Claim:
     ``proof`` names the steps of :mod:`fedbounds.theory.core.proofs` that prove a derived claim or support an erratum.
     ``extra`` holds further named expressions (lambdify them with :func:`fedbounds.theory.core.evaluate.to_function`).
     ``latex_text`` replaces the generated LaTeX (for statements that are not a formula); ``quantity_latex``
-    is the LaTeX of ``quantity``.
+    is the LaTeX of ``quantity``. ``hypotheses_status`` is the status of the hypotheses when it differs from the
+    claim's (FedNMap's Theorem 8: a verbatim bound under reconstructed conditions); the LaTeX marks them. ``reaches``
+    lists ``(step, keyword, expression)``: the proof step ``step`` takes the claim's ``expression`` (``"conclusion"`` or a
+    key of ``extra``) as its keyword argument ``keyword``, so a perturbed expression can be fed to the proof.
     """
 
     id: str
@@ -98,19 +111,41 @@ class Claim:
     evidence_kinds: tuple[str, ...] = ()
     latex_text: str = ""
     quantity_latex: str = ""
+    hypotheses_status: Status | None = None
+    reaches: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.status, Status):
             object.__setattr__(self, "status", Status(self.status))
+        hyp = self.status if self.hypotheses_status is None else Status(self.hypotheses_status)
+        object.__setattr__(self, "hypotheses_status", hyp)
+        self._check_reaches()
         if not self.provenance.label:
             raise ValueError(f"claim {self.id}: provenance needs a label")
         bad = [k for k in self.evidence_kinds if k not in EVIDENCE_KINDS]
         if bad:
             raise ValueError(f"claim {self.id}: evidence kinds {bad} not in {EVIDENCE_KINDS}")
-        if self.status is Status.ERRATUM and not (self.evidence and self.evidence_kinds and self.depends_on):
-            raise ValueError(f"erratum {self.id} needs evidence, evidence_kinds and depends_on (the claim it corrects)")
+        if self.status in (Status.ERRATUM, Status.REMARK) and not (self.evidence and self.evidence_kinds and self.depends_on):
+            raise ValueError(f"{self.status} {self.id} needs evidence, evidence_kinds and depends_on (the claim it corrects or "
+                             "comments on)")
         if self.status is Status.DERIVED and not self.proof:
             raise ValueError(f"derived claim {self.id} must name its proof steps (fedbounds.theory.core.proofs)")
+        if self.status is Status.DERIVED and not self.reaches:
+            raise ValueError(f"derived claim {self.id} must name in reaches the proof step that takes its own expression")
+
+    def _check_reaches(self) -> None:
+        """Each (step, keyword, expression) of ``reaches`` names a step of ``proof`` and an expression the claim holds."""
+        for step, keyword, key in self.reaches:
+            if step not in self.proof:
+                raise ValueError(f"claim {self.id}: reaches names step {step!r}, which is not in its proof {self.proof}")
+            if not keyword:
+                raise ValueError(f"claim {self.id}: reaches entry for {step!r} needs the keyword that carries the expression")
+            if key != "conclusion" and key not in self.extra:
+                raise ValueError(f"claim {self.id}: reaches names expression {key!r}, neither 'conclusion' nor a key of extra")
+
+    def expression(self, key: str) -> sp.Basic:
+        """The claim's own expression ``key``: ``"conclusion"`` or a key of ``extra``."""
+        return self.conclusion if key == "conclusion" else self.extra[key]
 
     @property
     def paper(self) -> str:
@@ -153,6 +188,8 @@ class Claim:
             return self.latex_text
         parts = [tex(h) for h in self.hypotheses]
         hyp = r",\quad ".join(parts)
+        if hyp and self.hypotheses_status is not self.status:
+            hyp = r"\underbrace{" + hyp + r"}_{\text{[" + str(self.hypotheses_status) + "]}}"
         quantity = self.quantity_latex or (r"\text{" + _escape(self.quantity) + "}")
         if self.conclusion is None:
             concl = quantity
@@ -182,6 +219,8 @@ class Claim:
             "conclusion": None if self.conclusion is None else str(self.conclusion),
             "variables": list(self.variables),
             "hypotheses": [str(h) for h in self.hypotheses],
+            "hypotheses_status": str(self.hypotheses_status),
+            "reaches": [list(r) for r in self.reaches],
             "depends_on": list(self.depends_on),
             "unknowns": [s.name for s in self.unknowns],
             "evidence": self.evidence,

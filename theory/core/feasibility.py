@@ -1,10 +1,22 @@
-"""Shared pieces of the parameter feasibility calculator (:mod:`fedbounds.theory.feasibility`).
+"""The parameter feasibility calculator's machinery (front door: :mod:`fedbounds.theory.feasibility`).
 
-Result types, input validation (a ValueError naming the parameter and the allowed range, as in
-``fedbounds.algorithms.base``, but written with :mod:`math` because ``theory/`` is sympy-only), and the numerical
-helpers that evaluate the theory layer's sympy expressions. No formula of either paper is written here:
-every condition and bound is taken from :mod:`fedbounds.theory.fednmap.formulas` or :mod:`fedbounds.theory.ds_fedproxgrad.formulas`
-and evaluated through :func:`evaluate`.
+* **Declarations**: a theorem is data, a :class:`TheoremSpec` listing its inputs (:class:`Param`: range,
+  integer or not, default), its hypotheses (:class:`Condition`: ``value <= bound`` or membership of a set,
+  as the formulas modules' sympy expressions), its guarantee (:class:`GuaranteeSpec` of :class:`TermSpec`),
+  its unknown constants (:class:`Unknown`) and aliases. Per-theorem special cases are small named hooks
+  on the declaration. :func:`register_theorem` adds one at run time.
+* **One generic solver**, :func:`solve`: validates the inputs against the declaration, chooses the point
+  (missing parameters at their largest admissible values), evaluates every condition and the bounds it
+  implies on the other parameters, the binding condition, the guarantee, the rounds needed, the region.
+  Answers that double precision cannot hold (L = 1e308) are rejected naming the input, never printed as
+  nan or inf (:func:`check_finite`).
+* Result types, input validation (a ValueError naming the parameter and the allowed range, written with
+  :mod:`math` because ``theory/`` is sympy-only), and the numerical helpers that evaluate the theory
+  layer's sympy expressions; integer searches run in integer arithmetic (any size).
+
+No formula of either paper is written here: every condition and bound is taken from
+:mod:`fedbounds.theory.fednmap.formulas` or :mod:`fedbounds.theory.ds_fedproxgrad.formulas` through the
+papers' declarations, and evaluated through :func:`evaluate`.
 """
 
 from __future__ import annotations
@@ -152,11 +164,16 @@ def check_int(name: str, value: Any, minimum: int = 1) -> int:
     if hasattr(value, "value") and not isinstance(value, int | float):
         value = value.value
     ok = not isinstance(value, bool)
+    too_large = False
     if ok:
         try:
-            ok = float(value) == int(value) and math.isfinite(float(value))
-        except (TypeError, ValueError, OverflowError):
+            ok = math.isfinite(float(value)) and (isinstance(value, int) or float(value) == int(value))
+        except OverflowError:  # an int beyond every float
+            ok, too_large = False, isinstance(value, int)
+        except (TypeError, ValueError):
             ok = False
+    if too_large or (ok and int(value) > MAX_INTEGER):
+        raise ValueError(f"{name} must be an integer from {minimum} to 1e300 (double precision), got {_short(value)}")
     if not ok or int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
@@ -240,6 +257,30 @@ class ParamBound:
         }
 
 
+def _search_ok(margin: Callable[[float], float]) -> Callable[[float], bool]:
+    def ok(p: float) -> bool:
+        try:
+            g = margin(p)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return False
+        return math.isfinite(g) and g >= 0
+
+    return ok
+
+
+def _int_ok(ok: Callable[[float], bool]) -> Callable[[int], bool]:
+    """``ok`` on an integer of any size (False where it has no float value)."""
+
+    def at(k: int) -> bool:
+        try:
+            x = float(k)
+        except OverflowError:
+            return False
+        return ok(x)
+
+    return at
+
+
 def feasible_interval(
     margin: Callable[[float], float],
     value: float,
@@ -255,20 +296,13 @@ def feasible_interval(
     by bisection (to double precision). Returns ``(lower, upper, any_feasible)``: ``None`` for an end with
     no bound inside the scanned range. If ``value`` itself is infeasible, the feasible interval nearest to
     it is returned. Intended for the conditions of the two papers, which are monotone or unimodal in
-    each parameter.
+    each parameter. ``integer``: the ends are the admissible integers, found in integer arithmetic (any
+    size: beyond 2^53 a float cannot be stepped by 1).
     """
-
-    def ok(p: float) -> bool:
-        try:
-            g = margin(p)
-        except (ValueError, ZeroDivisionError, OverflowError):
-            return False
-        return math.isfinite(g) and g >= 0
-
+    ok = _search_ok(margin)
     v = max(value, 1e-300)
     grid = [v * 10 ** (k / per_decade) for k in range(-decades * per_decade, decades * per_decade + 1)]
-    if cap is not None:
-        grid = [p for p in grid if p < cap]
+    grid = [p for p in grid if math.isfinite(p) and (cap is None or p < cap)]
     if not grid:
         return None, None, False
     flags = [ok(p) for p in grid]
@@ -284,37 +318,111 @@ def feasible_interval(
     hi_i = centre
     while hi_i < len(grid) - 1 and flags[hi_i + 1]:
         hi_i += 1
-
-    def refine(good: float, bad: float) -> float:
-        for _ in range(200):
-            mid = math.sqrt(good * bad)
-            if mid in (good, bad):
-                break
-            if ok(mid):
-                good = mid
-            else:
-                bad = mid
-        return good
-
-    lower = refine(grid[lo_i], grid[lo_i - 1]) if lo_i > 0 else None
+    lower = _refine(ok, grid[lo_i], grid[lo_i - 1]) if lo_i > 0 else None
     if hi_i < len(grid) - 1:
-        upper: float | None = refine(grid[hi_i], grid[hi_i + 1])
+        upper: float | None = _refine(ok, grid[hi_i], grid[hi_i + 1])
     elif cap is not None:
-        upper = refine(grid[hi_i], cap) if not ok(cap) else cap
+        upper = _refine(ok, grid[hi_i], cap) if not ok(cap) else cap
     else:
         upper = None
     if integer:
-        if lower is not None:
-            lower = float(math.ceil(lower - 1e-9 * lower))
-            while not ok(lower) and (upper is None or lower <= upper):
-                lower += 1.0
-        if upper is not None:
-            upper = float(math.floor(upper + 1e-9 * upper))
-            while upper >= 1 and not ok(upper):
-                upper -= 1.0
-        if upper is not None and (upper < 1 or (lower is not None and upper < lower)):
-            return None, None, False
+        return _integer_ends(ok, lower, upper)
     return lower, upper, True
+
+
+def _refine(ok: Callable[[float], bool], good: float, bad: float) -> float:
+    """Bisection (geometric) between a feasible and an infeasible point, to double precision."""
+    for _ in range(200):
+        mid = math.sqrt(good * bad)
+        if mid in (good, bad) or not mid > 0:
+            break
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def _integer_ends(ok: Callable[[float], bool], lower: float | None, upper: float | None) -> tuple[float | None, float | None, bool]:
+    """The admissible integers' ends of a real feasible interval (integer arithmetic, any size)."""
+    at = _int_ok(ok)
+    hi_int = None if upper is None else math.floor(upper + 1e-9 * upper)
+    lo_int = None
+    if lower is not None:
+        lo_int = first_true(at, math.ceil(lower - 1e-9 * lower), limit=hi_int)
+        if lo_int is None:
+            return None, None, False
+    if hi_int is not None:
+        if hi_int >= 1 and not at(hi_int):  # walk down (galloping) to the largest admissible integer
+            top = hi_int
+            back = first_true(lambda j: top - j < 1 or at(top - j), 1, floor=1, limit=top)
+            hi_int = 0 if back is None else top - back
+        if hi_int < 1 or (lo_int is not None and hi_int < lo_int):
+            return None, None, False
+    return (None if lo_int is None else float(lo_int)), (None if hi_int is None else float(hi_int)), True
+
+
+def first_true(pred: Callable[[int], bool], hint: int, *, floor: int | None = None, limit: int | None = None) -> int | None:
+    """The smallest integer ``k >= floor`` with ``pred(k)``, for a monotone ``pred`` (False ... False True ...).
+
+    ``hint`` is a guess (a rounded real solution); the answer is found from it by galloping and bisection in
+    integer arithmetic, so it terminates for integers of any size. ``None`` if ``pred`` is False up to ``limit``
+    (default: about 2^1100, beyond every float).
+    """
+    cap = limit if limit is not None else 2**1100
+    k = hint if floor is None else max(hint, floor)
+    if k > cap:
+        return None
+    if pred(k):
+        lo = (floor - 1) if floor is not None else k - 1
+        step = 1
+        while k - step > lo and pred(k - step):  # gallop down while still True
+            k -= step
+            step *= 2
+        bad = max(lo, k - step)
+        return _bisect_first(pred, bad, k)
+    step = 1
+    good = k + step
+    while good <= cap and not pred(good):
+        k = good
+        step *= 2
+        good = k + step
+    if good > cap:
+        if cap > k and pred(cap):
+            good = cap
+        else:
+            return None
+    return _bisect_first(pred, k, good)
+
+
+def last_true(pred: Callable[[int], bool], hint: int, *, limit: int | None = None) -> int:
+    """The largest integer ``k >= hint`` with ``pred`` True on ``hint..k``, for ``pred`` True ... True False ...
+
+    ``pred(hint)`` must hold (it is not evaluated). Galloping then bisection: terminates for any size.
+    """
+    cap = limit if limit is not None else 2**1100
+    k, step = hint, 1
+    while k + step <= cap and pred(k + step):
+        k += step
+        step *= 2
+    hi = min(k + step, cap + 1)
+    while hi - k > 1:
+        mid = (k + hi) // 2
+        if pred(mid):
+            k = mid
+        else:
+            hi = mid
+    return k
+
+
+def _bisect_first(pred: Callable[[int], bool], bad: int, good: int) -> int:
+    while good - bad > 1:
+        mid = (bad + good) // 2
+        if pred(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def smallest_integer(pred: Callable[[int], bool], start: int = 0, limit: int = 10**18) -> int | None:
@@ -669,3 +777,674 @@ def binding_of(conditions: Iterable[ConditionResult], tol: float = 1e-9) -> tupl
         return ()
     best = min(c.ratio for c in rated)  # type: ignore[type-var]
     return tuple(c.name for c in rated if c.ratio <= best * (1 + tol))  # type: ignore[operator]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# declarations: a theorem's parameters, conditions, guarantee and unknown constants, as data
+# ---------------------------------------------------------------------------------------------------------
+
+_DOMAINS = {"positive": "> 0", "nonnegative": ">= 0", "integer": "an integer >= {minimum}", "sigma2": ">= 0"}
+#: the largest integer input accepted (beyond it no double can hold it)
+MAX_INTEGER = 10**300
+
+
+@dataclass(frozen=True)
+class Param:
+    """One input of a theorem: a problem constant or a parameter (step size, window, horizon).
+
+    ``domain``: ``"positive"`` (> 0), ``"nonnegative"`` (>= 0), ``"integer"`` (>= ``minimum``) or ``"sigma2"``
+    (the noise variance, given as ``sigma2`` or ``sigma``). ``default``: a number, or the name of another
+    constant (DS FedProxGrad: rho defaults to L_f), used when the input is missing; ``default_note`` then
+    goes to the result's notes. ``horizon``: this parameter is the guarantee's horizon (T, R). ``cap``: an
+    expression in the constants that the parameter must stay below (FedNMap: gamma < 1/rho), used as the
+    end of its implied feasible interval.
+    """
+
+    name: str
+    symbol: sp.Symbol | None
+    domain: str = "positive"
+    required: bool = False
+    minimum: int = 1
+    default: float | str | None = None
+    default_note: str = ""
+    horizon: bool = False
+    cap: sp.Expr | None = None
+    required_message: str = ""
+    help: str = ""
+
+    def allowed(self) -> str:
+        """The allowed range in words: ``> 0``, ``>= 0``, ``an integer >= 1``."""
+        return _DOMAINS[self.domain].format(minimum=self.minimum)
+
+    def keys(self) -> tuple[str, ...]:
+        """The input names that set this parameter (``sigma`` and ``sigma2`` for the noise variance)."""
+        return ("sigma", "sigma2") if self.domain == "sigma2" else (self.name,)
+
+    def check(self, values: Mapping[str, Any]) -> float:
+        """The validated value from ``values`` (ValueError naming the parameter and its range)."""
+        if self.domain == "sigma2":
+            return sigma2_from(values)
+        value = values[self.name]
+        if self.domain == "integer":
+            return check_int(self.name, value, self.minimum)
+        return check_positive(self.name, value, strict=self.domain == "positive")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One hypothesis of a theorem: ``value <= bound``, or (``region``) ``parameter`` in a set.
+
+    ``value`` is the expression compared (default: the parameter's symbol), ``lhs`` the same value written in
+    the free parameters for the bounds the condition implies on each of ``implied`` (FedNMap: etahat =
+    eta_s eta_a Q). ``unless_zero`` names a constant whose value 0 removes the condition (rho = 0: no
+    weak-convexity bound); ``if_given`` lists parameters of which one must be given for the condition to be
+    shown; ``given_by`` the parameters whose being given means the value was given (else
+    ``note_if_not_given``). ``note`` may use ``{key}`` fields of the result's step sizes.
+    """
+
+    name: str
+    label: str
+    status: str
+    parameter: str
+    bound: sp.Expr | None = None
+    value: sp.Expr | None = None
+    lhs: sp.Expr | None = None
+    implied: tuple[sp.Symbol, ...] = ()
+    region: sp.Basic | None = None
+    required: bool = True
+    unless_zero: str | None = None
+    if_given: tuple[str, ...] = ()
+    given_by: tuple[str, ...] = ()
+    note_if_not_given: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TermSpec:
+    """One term of a guarantee. ``flag``: ``"exact"`` (exact once its constants are known) or ``"O"`` (an
+    O-term: constants lost). ``note`` is always shown; ``note_if_unknown`` while a declared unknown remains."""
+
+    name: str
+    expression: sp.Expr
+    flag: str = "exact"
+    note: str = ""
+    note_if_unknown: str = ""
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A constant the paper leaves unknown: where it may be given (``key``) and how it is reported."""
+
+    symbol: sp.Symbol
+    key: str
+    description: str
+
+
+@dataclass(frozen=True)
+class GuaranteeSpec:
+    """What the theorem promises: ``quantity relation sum(terms)`` at the horizon ``horizon``.
+
+    ``floor``: the bound as the horizon grows (an expression, a number, or None). ``complexity``: the paper's
+    O-complexity in epsilon, reported beside the rounds. ``rounds_start``: the smallest horizon (a number,
+    or a step-size key such as ``"R_min"``). ``note`` may use ``{key}`` fields of the step sizes.
+
+    The hooks handle what is genuinely special: ``build`` (the whole guarantee), ``symbolic_rounds`` (the
+    rounds in the unknown constants), ``unreachable_hint`` (what would reach epsilon), ``rounds`` (the
+    whole rounds answer). Without hooks the generic solver evaluates the terms, finds the exact rounds by
+    search, and solves the bound for the horizon with sympy when an unknown remains.
+    """
+
+    claim: str
+    quantity: str
+    relation: str = "<="
+    horizon: sp.Symbol | None = None
+    terms: tuple[TermSpec, ...] = ()
+    floor: sp.Expr | float | None = None
+    complexity: sp.Expr | None = None
+    rounds_start: int | str = 0
+    note: str = ""
+    note_if_unknown: str = ""
+    build: Callable[[Point], Guarantee] | None = None
+    symbolic_rounds: Callable[[Point, float], RoundsNeeded] | None = None
+    unreachable_hint: Callable[[Point, float], tuple[str, dict[str, float] | None]] | None = None
+    rounds: Callable[[Point, float], RoundsNeeded] | None = None
+
+    @property
+    def bound(self) -> sp.Expr:
+        """The bound: the sum of the terms."""
+        return sp.Add(*(t.expression for t in self.terms))
+
+
+@dataclass(frozen=True)
+class TheoremSpec:
+    """A theorem of the feasibility calculator, as data; :func:`solve` is the one solver that reads it.
+
+    ``constants`` / ``params``: the inputs in report order (see :class:`Param`); ``key_aliases``: other
+    spellings of constant names. ``derived``: constants computed from others, ``(name, symbol, expr)``
+    (DS FedProxGrad's L_F). ``conditions``, ``guarantee`` and ``unknowns`` are the theorem's content.
+    ``aliases``: other names of the theorem; where several theorems share an alias, the one whose
+    ``alias_when`` input is given is chosen, else the one without ``alias_when``.
+
+    Hooks (small, named, per theorem): ``checks`` validate combinations of inputs; ``choose`` sets the point
+    (default: every missing parameter at its largest admissible value, :func:`choose_largest`); ``finish``
+    adds what only this theorem reports (FedNMap's Table 1, DS FedProxGrad's constant-step floor).
+    ``region``: ``(name, margin)`` pairs, margins >= 0 iff met, for plots in the plane of two of
+    ``region_symbols``; ``region_links``: ``(axis, replaced symbol, expression)``.
+    """
+
+    name: str
+    title: str
+    constants: tuple[Param, ...]
+    params: tuple[Param, ...]
+    conditions: tuple[Condition, ...]
+    guarantee: GuaranteeSpec
+    unknowns: tuple[Unknown, ...] = ()
+    aliases: tuple[str, ...] = ()
+    alias_when: str | None = None
+    key_aliases: tuple[tuple[str, str], ...] = ()
+    required_for: str = ""
+    derived: tuple[tuple[str, sp.Symbol, sp.Expr], ...] = ()
+    notes: tuple[str, ...] = ()
+    checks: tuple[Callable[[Point], None], ...] = ()
+    choose: Callable[[Point], None] | None = None
+    finish: tuple[Callable[[Point], None], ...] = ()
+    region: tuple[tuple[str, sp.Expr, str | None], ...] = ()
+    region_symbols: tuple[tuple[str, sp.Symbol], ...] = ()
+    region_links: tuple[tuple[str, sp.Symbol, sp.Expr], ...] = ()
+    accepts_problem: bool = False
+    implied_rel_tol: float = 0.0
+    binding_ties: str = "first"
+
+    def param(self, name: str) -> Param | None:
+        """The constant or parameter called ``name``."""
+        return next((p for p in self.constants + self.params if p.name == name), None)
+
+    def name_of(self, symbol: sp.Symbol) -> str:
+        """The input name of a parameter symbol (its sympy name if it has none)."""
+        return next((p.name for p in self.params if p.symbol == symbol), str(symbol))
+
+    @property
+    def horizon(self) -> Param | None:
+        """The horizon parameter (T, R), if any."""
+        return next((p for p in self.params if p.horizon), None)
+
+
+@dataclass
+class Point:
+    """The solver's working state for one query: the validated inputs and what the hooks add.
+
+    ``consts`` / ``params``: the validated inputs by name; ``env``: symbol -> value (constants, derived
+    constants and the chosen parameters); ``chosen``, ``step_sizes``, ``notes``, ``info`` (scratch for the
+    hooks), and the pieces of the answer once they exist.
+    """
+
+    spec: TheoremSpec
+    consts: dict[str, float]
+    params: dict[str, float]
+    given: tuple[str, ...]
+    env: dict[sp.Symbol, float]
+    eps: float | None
+    horizon: int | None
+    problem: Any = None
+    raw: dict[str, float] = field(default_factory=dict)
+    chosen: dict[str, float] = field(default_factory=dict)
+    step_sizes: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+    derived: dict[str, float] = field(default_factory=dict)
+    conditions: tuple[ConditionResult, ...] = ()
+    binding_by_parameter: dict[str, str] = field(default_factory=dict)
+    guarantee: Guarantee | None = None
+    rounds: RoundsNeeded | None = None
+    table1: tuple[Table1Row, ...] = ()
+    problem_class: dict[str, bool | None] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the registry of declared theorems
+# ---------------------------------------------------------------------------------------------------------
+
+_REGISTRY: dict[str, TheoremSpec] = {}
+
+
+def register_theorem(spec: TheoremSpec, *, replace: bool = False) -> TheoremSpec:
+    """Make ``spec`` answerable by :func:`fedbounds.theory.feasibility.feasibility` (and ``fedbounds feasible``'s solver).
+
+    A new theorem costs only this declaration: its parameters with their ranges, its conditions and
+    guarantee as sympy expressions from a formulas module, its unknown constants and aliases. ValueError if
+    the name is taken (unless ``replace``) or the declaration is inconsistent. Returns ``spec``.
+    """
+    if not isinstance(spec, TheoremSpec):
+        raise ValueError(f"register_theorem needs a TheoremSpec, got {type(spec).__name__}")
+    if spec.name in _REGISTRY and not replace:
+        raise ValueError(f"theorem {spec.name!r} is already registered")
+    names = [p.name for p in spec.constants + spec.params]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{spec.name}: duplicate input names in {names}")
+    for c in spec.conditions:
+        if c.region is None and c.bound is None:
+            raise ValueError(f"{spec.name}: condition {c.name!r} has neither a bound nor a region")
+        if c.value is None and c.region is None and (spec.param(c.parameter) is None or spec.param(c.parameter).symbol is None):
+            raise ValueError(f"{spec.name}: condition {c.name!r} compares {c.parameter!r}, which is no declared parameter")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister_theorem(name: str) -> None:
+    """Remove a registered theorem (no error if it is not registered)."""
+    _REGISTRY.pop(name, None)
+
+
+def registered() -> tuple[TheoremSpec, ...]:
+    """The registered declarations, in registration order."""
+    return tuple(_REGISTRY.values())
+
+
+def resolve_alias(name: str, given: Iterable[str]) -> str | None:
+    """The theorem called ``name`` or aliased by it (chosen by which inputs are ``given``); None if unknown."""
+    if name in _REGISTRY:
+        return name
+    given = set(given)
+    candidates = [s for s in _REGISTRY.values() if name in s.aliases]
+    for s in candidates:
+        if s.alias_when is not None and s.alias_when in given:
+            return s.name
+    return next((s.name for s in candidates if s.alias_when is None), candidates[0].name if candidates else None)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the generic solver
+# ---------------------------------------------------------------------------------------------------------
+
+
+def solve(
+    spec: TheoremSpec, constants: Mapping[str, Any], params: Mapping[str, Any], eps: float | None, problem: Any = None
+) -> FeasibilityResult:
+    """Answer one feasibility query from a declaration (see :func:`fedbounds.theory.feasibility.feasibility`)."""
+    if problem is not None and not spec.accepts_problem:
+        raise ValueError("problem (the Table 1 problem class) applies to FedNMap only")
+    pt = validate_inputs(spec, constants, params, eps, problem)
+    for check in spec.checks:
+        check(pt)
+    try:
+        (spec.choose or choose_largest)(pt)
+        pt.conditions = evaluate_conditions(pt)
+        pt.binding_by_parameter = binding_by_parameter(pt.conditions, spec)
+        pt.guarantee = spec.guarantee.build(pt) if spec.guarantee.build else build_guarantee(pt)
+        pt.rounds = rounds_needed(pt) if eps is not None else None
+        for hook in spec.finish:
+            hook(pt)
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise ValueError(_out_of_range(pt, f"{type(exc).__name__}: {exc}")) from None
+    except ValueError as exc:
+        if not str(exc).startswith("cannot convert") and "math domain" not in str(exc):
+            raise
+        raise ValueError(_out_of_range(pt, str(exc))) from None
+    result = _result(pt)
+    check_finite(result, pt)
+    return result
+
+
+def validate_inputs(spec: TheoremSpec, constants: Mapping[str, Any], params: Mapping[str, Any], eps: float | None, problem: Any) -> Point:
+    """Check the inputs against the declaration: names, required ones, ranges, defaults (ValueError naming one)."""
+    aliases = dict(spec.key_aliases)
+    constants = {aliases.get(k, k): v for k, v in constants.items()}
+    check_keys("constant", constants.keys(), [k for p in spec.constants for k in p.keys()])
+    consts: dict[str, float] = {}
+    notes: list[str] = []
+    for p in spec.constants:
+        present = any(constants.get(k) is not None for k in p.keys())
+        if not present and p.required:
+            raise ValueError(p.required_message or f"{p.name} is required for {spec.required_for or spec.name} ({p.allowed()})")
+        if present:
+            consts[p.name] = float(p.check(constants))
+        elif isinstance(p.default, str):
+            consts[p.name] = consts[p.default]
+        elif p.default is not None:
+            consts[p.name] = float(p.default)
+        if p.default is not None and not present and p.default_note:
+            notes.append(p.default_note)
+    for name, value in consts.items():
+        if not math.isfinite(value):
+            raise ValueError(_out_of_range_named(name, constants, f"{name} = {value}"))
+    check_keys("parameter", params.keys(), [p.name for p in spec.params])
+    values = {p.name: p.check(params) for p in spec.params if params.get(p.name) is not None}
+    horizon = spec.horizon
+    env = {spec.param(k).symbol: v for k, v in consts.items() if spec.param(k).symbol is not None}  # type: ignore[union-attr]
+    pt = Point(
+        spec=spec,
+        consts=consts,
+        params={k: float(v) for k, v in values.items()},
+        given=tuple(p.name for p in spec.params if params.get(p.name) is not None),
+        env=env,
+        eps=eps,
+        horizon=None if horizon is None or horizon.name not in values else int(values[horizon.name]),
+        problem=problem,
+        raw={k: v for k, v in constants.items() if v is not None} | {k: v for k, v in params.items() if v is not None},
+        notes=notes,
+    )
+    for name, sym, expr in spec.derived:
+        pt.env[sym] = evaluate(expr, pt.env)
+        pt.derived[name] = pt.env[sym]
+    return pt
+
+
+def choose_largest(pt: Point) -> None:
+    """The default point: each given parameter as given, each missing one at its largest admissible value.
+
+    A parameter's largest admissible value is the smallest bound of the conditions that compare it
+    (``<name>_max`` in the step sizes), rounded inward.
+    """
+    spec = pt.spec
+    for p in spec.params:
+        if p.horizon or p.symbol is None:
+            continue
+        bounds = [evaluate(c.bound, pt.env) for c in spec.conditions if c.parameter == p.name and c.value is None and c.bound is not None]
+        if bounds:
+            pt.step_sizes[f"{p.name}_max"] = round_inward(min(bounds))
+        value = pt.params.get(p.name, pt.step_sizes.get(f"{p.name}_max"))
+        if value is not None:
+            pt.chosen[p.name] = value
+            pt.env[p.symbol] = value
+    pt.step_sizes.update(pt.chosen)
+
+
+def _active(c: Condition, pt: Point) -> bool:
+    if c.unless_zero is not None and pt.consts.get(c.unless_zero) == 0:
+        return False
+    return not c.if_given or any(k in pt.given for k in c.if_given)
+
+
+def evaluate_conditions(pt: Point) -> tuple[ConditionResult, ...]:
+    """Every active condition of the declaration, evaluated at the chosen point."""
+    return tuple(_region_condition(c, pt) if c.region is not None else _upper(c, pt) for c in pt.spec.conditions if _active(c, pt))
+
+
+def _upper(c: Condition, pt: Point) -> ConditionResult:
+    spec = pt.spec
+    value_expr = c.value if c.value is not None else spec.param(c.parameter).symbol  # type: ignore[union-attr]
+    lhs = c.lhs if c.lhs is not None else value_expr
+    given = not c.given_by or any(k in pt.given for k in c.given_by)
+    cond = upper_condition(
+        c.name,
+        c.label,
+        c.status,
+        c.parameter,
+        value_expr,
+        c.bound,
+        pt.env,
+        evaluate(value_expr, pt.env),
+        implied=implied_bounds(c.bound - lhs, tuple(p for p in c.implied if c.value is not None or p != value_expr), pt, c.bound),
+        required=c.required,
+        note=c.note.format(**pt.step_sizes) if c.note else ("" if given else c.note_if_not_given),
+    )
+    return cond
+
+
+def implied_bounds(expr: sp.Expr, params: tuple[sp.Symbol, ...], pt: Point, bound: sp.Expr) -> tuple[ParamBound, ...]:
+    """The bound ``expr >= 0`` places on each of ``params``, the others held at the point."""
+    spec, env = pt.spec, pt.env
+    out = []
+    for p in params:
+        if p not in expr.free_symbols or p not in env:
+            continue
+        decl = next(q for q in spec.params if q.symbol == p)
+        margin = function_of(expr, p, env)
+        cap = evaluate(decl.cap, env) if decl.cap is not None else None
+        cap = cap if cap is not None and math.isfinite(cap) and cap > 0 else None
+        integer = decl.domain == "integer"
+        lo, hi, feasible = feasible_interval(margin, env[p], cap=cap, integer=integer)
+        if cap is not None and hi is not None and hi >= cap:
+            hi = None
+        tol = spec.implied_rel_tol * abs(evaluate(bound, env)) if spec.implied_rel_tol else 0.0
+        out.append(
+            ParamBound(
+                parameter=decl.name,
+                lower=lo,
+                upper=hi,
+                value=env[p],
+                meets=margin(env[p]) >= -tol,
+                integer=integer,
+                note="" if feasible else "no admissible value with the other parameters fixed",
+            )
+        )
+    return tuple(out)
+
+
+@lru_cache(maxsize=32)
+def _as_set(region: sp.Basic) -> sp.Set:
+    return region.as_set()
+
+
+def _region_condition(c: Condition, pt: Point) -> ConditionResult:
+    """``parameter`` in the set ``region`` (DS FedProxGrad's Robbins-Monro exponents)."""
+    sym = pt.spec.param(c.parameter).symbol  # type: ignore[union-attr]
+    interval = _as_set(c.region)
+    a = pt.env[sym]
+    return ConditionResult(
+        name=c.name,
+        label=c.label.format(set=interval),
+        status=c.status,
+        parameter=c.parameter,
+        relation=c.region,
+        bound=float(interval.sup),
+        value=a,
+        meets=bool(c.region.subs(sym, sp.Float(a))),
+        margin=min(a - float(interval.inf), float(interval.sup) - a),
+        ratio=None,
+        required=c.required,
+    )
+
+
+def binding_by_parameter(conds: Iterable[ConditionResult], spec: TheoremSpec) -> dict[str, str]:
+    """The required condition giving each parameter its smallest upper bound (own bound or implied).
+
+    Ties within 1e-12: the first such condition (``binding_ties="first"``) or the smallest (bound, name).
+    """
+    names = {p.name for p in spec.params}
+    best: dict[str, tuple[float, str]] = {}
+    for c in conds:
+        if not c.required:
+            continue
+        cands = [(c.parameter, c.bound)] if c.parameter in names and isinstance(c.relation, sp.Rel) else []
+        cands += [(b.parameter, b.upper) for b in c.implied if b.upper is not None]
+        for p, ub in cands:
+            if ub is None or not math.isfinite(ub):
+                continue
+            if spec.binding_ties == "first":
+                better = p not in best or ub < best[p][0] * (1 - 1e-12)
+            else:
+                better = p not in best or (ub, c.name) < best[p]
+            if better:
+                best[p] = (ub, c.name)
+    return {p: name for p, (_, name) in best.items()}
+
+
+def guarantee_env(pt: Point) -> dict[sp.Symbol, float]:
+    """The point with the horizon set to the given one (or left free when none is given)."""
+    h = pt.spec.horizon
+    env = {k: v for k, v in pt.env.items() if h is None or k != h.symbol}
+    if h is not None and pt.horizon is not None:
+        env[h.symbol] = pt.horizon  # type: ignore[index]
+    return env
+
+
+def _unknown_free(expr: sp.Basic, pt: Point) -> bool:
+    return any(u.symbol in expr.free_symbols and u.symbol not in pt.env for u in pt.spec.unknowns)
+
+
+def make_term(spec: TermSpec, env: Mapping[sp.Symbol, float], pt: Point) -> Term:
+    """A declared term evaluated at ``env``: a number, or an expression in what is still unknown."""
+    sub = substitute(spec.expression, env)
+    free = sorted(s.name for s in sub.free_symbols)
+    flag = spec.flag if spec.flag == "O" else ("exact" if not free else "unknown")
+    note = spec.note or (spec.note_if_unknown if _unknown_free(spec.expression, pt) else "")
+    return Term(name=spec.name, expression=sub, value=value_of(spec.expression, env), flag=flag, unknowns=tuple(free), note=note)
+
+
+def build_guarantee(pt: Point) -> Guarantee:
+    """The declared guarantee at the point: its terms, their total where every one is known, the floor."""
+    g = pt.spec.guarantee
+    tenv = guarantee_env(pt)
+    terms = tuple(make_term(t, tenv, pt) for t in g.terms)
+    known = all(t.value is not None for t in terms)
+    floor = g.floor if g.floor is None or isinstance(g.floor, float) else evaluate(g.floor, pt.env)
+    o = g.relation == "O"
+    note = g.note.format(**pt.step_sizes) if g.note else ("" if known else g.note_if_unknown)
+    h = pt.spec.horizon
+    return Guarantee(
+        claim=g.claim,
+        quantity=g.quantity,
+        relation=g.relation,
+        horizon_name=h.name if h is not None else "",
+        horizon=pt.horizon,
+        terms=terms,
+        total=sum(t.value for t in terms) if known else None,  # type: ignore[misc]
+        floor=floor,
+        flag="O" if o else ("exact" if known else "unknown"),
+        note=note,
+    )
+
+
+def value_or_expr(expr: sp.Basic) -> str:
+    """A number (4 significant digits) if ``expr`` has no free symbol, else the expression."""
+    return f"{float(expr):.4g}" if not expr.free_symbols else str(expr)
+
+
+def rounds_needed(pt: Point) -> RoundsNeeded:
+    """The rounds needed to reach epsilon: exact (by search), symbolic in the unknowns, an O-expression, or
+    unreachable (the floor exceeds epsilon)."""
+    g, eps, h = pt.spec.guarantee, float(pt.eps), pt.spec.horizon  # type: ignore[arg-type]
+    if g.rounds is not None:
+        return g.rounds(pt, eps)
+    name = h.name if h is not None else ""
+    o_expr = substitute(g.complexity, {**pt.env, _symbols.epsilon: eps}) if g.complexity is not None else None
+    if g.relation == "O":
+        msg = f"O-expression (constants lost; epsilon-solution as in the paper): {name} = O({value_or_expr(o_expr)})"
+        return RoundsNeeded(eps, name, None, "O", expression=o_expr, message=msg, o_expression=o_expr)
+    floor = pt.guarantee.floor if pt.guarantee is not None else None
+    if floor is not None and floor >= eps:
+        hint_text, hint = g.unreachable_hint(pt, eps) if g.unreachable_hint else ("", None)
+        msg = f"unreachable: floor {floor:.6g} > epsilon {eps:g}" + hint_text
+        return RoundsNeeded(eps, name, None, "unreachable", message=msg, o_expression=o_expr, suggestion=hint)
+    if all(u.symbol in pt.env for u in pt.spec.unknowns):
+        start = pt.step_sizes[g.rounds_start] if isinstance(g.rounds_start, str) else g.rounds_start
+        bound, sym = g.bound, h.symbol  # type: ignore[union-attr]
+        k = smallest_integer(lambda t: evaluate(bound, {**pt.env, sym: t}) <= eps, start=start)
+        msg = "" if k is not None else "no horizon below 1e18 reaches epsilon"
+        return RoundsNeeded(eps, name, k, "exact" if k is not None else "unreachable", message=msg, o_expression=o_expr)
+    if g.symbolic_rounds is not None:
+        return g.symbolic_rounds(pt, eps)
+    return _solved_rounds(pt, eps, name, o_expr)
+
+
+def _solved_rounds(pt: Point, eps: float, name: str, o_expr: sp.Basic | None) -> RoundsNeeded:
+    """The horizon at which the bound equals epsilon, solved by sympy, in the unknown constants."""
+    h = pt.spec.horizon.symbol  # type: ignore[union-attr]
+    env = {k: v for k, v in pt.env.items() if k != h}
+    hd = sp.Dummy(name, positive=True)
+    sols = sp.solve(sp.Eq(substitute(pt.spec.guarantee.bound, env).subs(h, hd), sp.Float(eps)), hd)
+    unknown = ", ".join(u.key for u in pt.spec.unknowns if u.symbol not in pt.env)
+    if len(sols) != 1:
+        msg = f"no closed form for the horizon in the unknown {unknown}"
+        return RoundsNeeded(eps, name, None, "symbolic", message=msg, o_expression=o_expr)
+    expr = sp.N(sols[0], 12)
+    msg = f"exact in the unknown {unknown}: {name} >= {expr}"
+    return RoundsNeeded(eps, name, None, "symbolic", expression=expr, message=msg, o_expression=o_expr)
+
+
+def _result(pt: Point) -> FeasibilityResult:
+    spec = pt.spec
+    params = {p.symbol for p in spec.params if p.symbol is not None}
+    fixed = {s: v for s, v in pt.env.items() if s not in params}
+    region = {}
+    for name, expr, unless_zero in spec.region:
+        if unless_zero is None or pt.consts.get(unless_zero) != 0:
+            region[name] = substitute(expr, fixed)
+    return FeasibilityResult(
+        theorem=spec.name,
+        title=spec.title,
+        constants={**pt.consts, **pt.derived},
+        chosen=pt.chosen,
+        given=pt.given,
+        conditions=pt.conditions,
+        admissible=all(c.meets for c in pt.conditions if c.required),
+        binding=binding_of(pt.conditions),
+        binding_by_parameter=pt.binding_by_parameter,
+        step_sizes=pt.step_sizes,
+        guarantee=pt.guarantee,  # type: ignore[arg-type]
+        rounds_needed=pt.rounds,
+        table1=pt.table1,
+        problem_class=pt.problem_class,
+        notes=tuple(spec.notes) + tuple(pt.notes),
+        region=region,
+        region_symbols=dict(spec.region_symbols),
+        region_links={axis: (replaced, substitute(by, fixed)) for axis, replaced, by in spec.region_links},
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# results that double precision cannot hold: rejected, naming the input at fault
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _magnitude(v: Any) -> float:
+    try:
+        x = abs(float(getattr(v, "value", v)))
+    except (TypeError, ValueError, OverflowError):
+        return math.inf
+    return abs(math.log10(x)) if x > 0 and math.isfinite(x) else (math.inf if x > 0 else 0.0)
+
+
+def _out_of_range_named(name: str, raw: Mapping[str, Any], what: str) -> str:
+    value = raw.get(name, raw.get("sigma") if name == "sigma2" else None)
+    shown = "sigma" if name == "sigma2" and "sigma" in raw else name
+    return (
+        f"{shown} = {_short(value)} is outside the range the calculator can evaluate in double precision "
+        f"({what}); use a value of moderate size"
+    )
+
+
+def _short(value: Any) -> str:
+    try:
+        return f"{float(getattr(value, 'value', value)):.6g}"
+    except (TypeError, ValueError, OverflowError):
+        text = repr(value)
+        return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _out_of_range(pt: Point, what: str) -> str:
+    """The message for a result that is not a finite number: it names the most extreme input."""
+    numeric = {k: v for k, v in pt.raw.items() if not isinstance(v, bool)}
+    culprit = max(numeric, key=lambda k: _magnitude(numeric[k]), default=None)
+    if culprit is None:  # pragma: no cover - every theorem has inputs
+        return f"no finite answer ({what})"
+    return _out_of_range_named(culprit, numeric, what)
+
+
+def check_finite(result: FeasibilityResult, pt: Point) -> None:
+    """No NaN anywhere, and no infinite or vanishing point, bound or guarantee: ValueError naming the input."""
+    bad: list[str] = []
+    for k, v in result.chosen.items():
+        decl = pt.spec.param(k)
+        if not math.isfinite(v) or (v <= 0 and decl is not None and decl.domain in ("positive", "integer")):
+            bad.append(f"{k} = {v:g}")
+    for c in result.conditions:
+        # an infinite bound is an answer (the condition binds nothing: rho = 0, or a vanishing B); NaN is not
+        if math.isnan(c.bound) or (c.value is not None and not math.isfinite(c.value)):
+            bad.append(f"the bound of {c.name} = {c.bound:g}")
+    bad += [f"{k} = {v:g}" for k, v in result.step_sizes.items() if isinstance(v, float) and math.isnan(v)]
+    g = result.guarantee
+    for t in g.terms + g.extra_terms:
+        if t.value is not None and not math.isfinite(t.value):
+            bad.append(f"the guarantee's term {t.name!r} = {t.value:g}")
+    for x, what in ((g.total, "total"), (g.floor, "floor")):
+        if x is not None and not math.isfinite(x):
+            bad.append(f"the guarantee's {what} = {x:g}")
+    bad += [
+        f"Table 1's {r.method} rate = {r.rate_value:g}"
+        for r in result.table1
+        if r.rate_value is not None and not math.isfinite(r.rate_value)
+    ]
+    if bad:
+        raise ValueError(_out_of_range(pt, bad[0]))

@@ -1,6 +1,6 @@
 """DS FedProxGrad's claims (Arif; arXiv 2512.08671), with provenance and status.
 
-Sources: the paper ``ds-fedproxgrad-2512.08671.txt`` (v1, verbatim) and the notes ``fedproxgrad-notes.md``
+Sources: the paper, arXiv 2512.08671 (v1, verbatim), and the notes ``docs/ds-fedproxgrad-notes.md``
 (section 1, cited as "notes §1.k"). Formulas live in :mod:`fedbounds.theory.ds_fedproxgrad.formulas`; derived claims name
 their proof steps in :mod:`fedbounds.theory.core.proofs`.
 
@@ -35,7 +35,7 @@ from fedbounds.theory.core.symbols import (
 from fedbounds.theory.ds_fedproxgrad import PAPER as DS_FEDPROXGRAD
 from fedbounds.theory.ds_fedproxgrad import formulas as core
 
-NOTES = "fedproxgrad-notes.md"
+NOTES = "docs/ds-fedproxgrad-notes.md"
 PAPER = "ds-fedproxgrad-2512.08671.txt"
 
 __all__ = ["CLAIMS", "RobbinsMonro", "is_robbins_monro"]
@@ -242,7 +242,7 @@ EQ21 = Claim(
 
 ABSORPTION = Claim(
     id="ds.absorption",
-    title="Absorption threshold: coefficient (20) <= -eta/4 iff C_e gamma^2 <= 1/5",
+    title="Absorption threshold: gamma_r <= 1/(sqrt(10) B) gives coefficient (20) <= -eta/4 (sharp only at eta = 1/(6 L_F))",
     provenance=_prov("Lemma 5.2 (proof), eq. (21)", "§1.4 (row (21))", note="the paper only says 'there exists r_0'"),
     status=Status.DERIVED,
     quantity="gamma_r",
@@ -250,9 +250,13 @@ ABSORPTION = Claim(
     conclusion=core.absorption_gamma_max,
     hypotheses=(_le(eta, core.eta_max_smooth),),
     depends_on=("ds.coefficient20", "ds.eq21"),
-    statement="with 3 L_F eta/2 <= 1/4 the coefficient is <= -eta/2 + (5/4) eta C_e gamma^2, which is <= -eta/4 iff C_e gamma^2 <= 1/5, "
-    "i.e. gamma_r <= 1/(sqrt(10) B) (sharp at eta = 1/(6 L_F))",
+    statement="for every eta <= 1/(6 L_F), gamma_r <= 1/(sqrt(10) B) gives coefficient (20) <= -eta/4 (with 3 L_F eta/2 <= 1/4 the "
+    "coefficient is <= -eta/2 + (5/4) eta C_e gamma^2, which is <= -eta/4 iff C_e gamma^2 <= 1/5). The threshold is sufficient; it is "
+    "also necessary only at eta = 1/(6 L_F): at a given eta the exact condition is gamma_r <= sqrt((1/2 - 3 L_F eta/2)/((1 + 3 L_F "
+    "eta/2) C_e)) (extra 'exact'), which equals 1/(sqrt(10) B) at eta = 1/(6 L_F) and is larger below it",
     proof=("ds_absorption",),
+    reaches=(("ds_absorption", "threshold", "conclusion"), ("ds_absorption", "exact", "exact")),
+    extra={"exact": core.absorption_gamma_exact},
 )
 
 R0 = Claim(
@@ -267,6 +271,7 @@ R0 = Claim(
     depends_on=("ds.absorption",),
     statement="r_0 = max(0, ceil((c c_gamma sqrt(10) B)^(1/alpha) - 1)): every r >= r_0 has c_gamma eta_r <= 1/(sqrt(10) B)",
     proof=("ds_r0_power",),
+    reaches=(("ds_r0_power", "r0", "conclusion"),),
 )
 
 PHI_R = Claim(
@@ -279,8 +284,11 @@ PHI_R = Claim(
     conclusion=core.Phi_r,
     relation="==",
     depends_on=("ds.coefficient20",),
-    statement="Phi_r = -(20)/eta = 3/4 - 3 L_F eta/2 - (1 + 3 L_F eta/2) C_e gamma^2; >= 1/4 iff absorbed",
+    statement="Phi_r = -(20)/eta = 3/4 - 3 L_F eta/2 - (1 + 3 L_F eta/2) C_e gamma^2; Phi_r >= 1/4 iff gamma_r <= the exact threshold "
+    "at eta (ds.absorption, extra 'exact'); under eta <= 1/(6 L_F), gamma_r <= 1/(sqrt(10) B) is sufficient for it, and necessary only "
+    "at eta = 1/(6 L_F)",
     proof=("ds_lemma5_2", "ds_absorption"),
+    reaches=(("ds_lemma5_2", "Phi_r", "conclusion"),),
 )
 
 XI22 = Claim(
@@ -309,6 +317,7 @@ XI_EXPLICIT = Claim(
     depends_on=("ds.xi22", "ds.assumption.small_step", "ds.assumption.inexactness"),
     statement="Xi_r <= (5/4) c_gamma^2 (G^2 + 2 B^2 lambda^2 G_r^2) eta^3 + (3/2) L_F sigma^2 eta^2",
     proof=("ds_xi_explicit",),
+    reaches=(("ds_xi_explicit", "Xi_explicit", "conclusion"),),
 )
 
 LEMMA5_2 = Claim(
@@ -338,6 +347,7 @@ DESCENT_UNABSORBED = Claim(
     depends_on=("ds.coefficient20", "ds.xi22"),
     statement="E F(x^{r+1}) - E F(x^r) <= (coefficient (20)) E||grad F(x^r)||^2 + Xi_r, for every r (no step-size condition needed)",
     proof=("ds_eq20", "ds_lemma5_2"),
+    reaches=(("ds_eq20", "unabsorbed_bound", "conclusion"),),
 )
 
 LEMMA_A1 = Claim(
@@ -485,6 +495,7 @@ COROLLARY_II = Claim(
     proof=("ds_constant_step_bound", "ds_corollary_ii", "ds_telescoping"),
     unknowns=(Delta_0,),
     extra={"horizon_min": core.corollary_ii_horizon_min},
+    reaches=(("ds_corollary_ii", "bound", "conclusion"), ("ds_corollary_ii", "horizon_min", "horizon_min")),
 )
 
 COROLLARY_II_RATE = Claim(
@@ -516,6 +527,7 @@ CONSTANT_STEP_FLOOR = Claim(
     "(sigma-floor 6 L_F eta sigma^2; heterogeneity floor gamma^2 (5 G^2 + 10 B^2 lambda^2 G_r^2))",
     proof=("ds_telescoping", "ds_constant_step_bound"),
     extra={"sigma_floor": 6 * L_F * sigma2 * eta, "gamma_floor": core.constant_gamma_floor},
+    reaches=(("ds_constant_step_bound", "bound", "conclusion"),),
 )
 
 COROLLARY_DECAYING = Claim(
@@ -528,8 +540,13 @@ COROLLARY_DECAYING = Claim(
     conclusion=core.decaying_bound,
     hypotheses=(sp.Gt(alpha, sp.Rational(1, 2)), sp.Le(alpha, 1), _le(c, core.eta_max_smooth)),
     depends_on=("ds.lemma5_2", "ds.r0", "ds.xi_explicit"),
-    statement="= O(R^-(1-alpha)) for alpha in (1/2, 1); O(1/log R) for alpha = 1",
-    proof=("ds_telescoping", "ds_decaying_rate", "ds_lemma5_2"),
+    statement="min_{r_0<=r<=R} E||grad F(x^r)||^2 <= 4 (E F(x^{r_0}) - F* + sum_{r>=r_0} Xi_r)/sum_{r=r_0}^R eta_r, and "
+    "sum_{r=r_0}^R c/(r+1)^alpha >= c ((R+2)^(1-alpha) - (r_0+1)^(1-alpha))/(1-alpha) for alpha in (1/2, 1), >= c log((R+2)/(r_0+1)) "
+    "for alpha = 1: so the bound is O(R^-(1-alpha)) for alpha in (1/2, 1) and O(1/log R) for alpha = 1",
+    proof=("ds_decaying_bound", "ds_decaying_rate", "ds_telescoping", "ds_lemma5_2"),
+    extra={"sum_lower": core.decaying_sum_lower, "sum_lower_alpha1": core.decaying_sum_lower_alpha1},
+    reaches=(("ds_decaying_bound", "bound", "conclusion"), ("ds_decaying_rate", "sum_lower", "sum_lower"),
+             ("ds_decaying_rate", "sum_lower_alpha1", "sum_lower_alpha1")),
 )
 
 EXACT_PROX = Claim(
@@ -545,6 +562,7 @@ EXACT_PROX = Claim(
     statement="the exact prox point has e = grad f_i(x) - grad f_i(y*), so ||e|| <= L_f eta/(1 - L_f eta) ||grad f_i(x)|| "
     "(<= (6/5) L_f eta under A4(iv)); attained by f_i = -L_f w^2/2",
     proof=("ds_exact_prox_gamma",),
+    reaches=(("ds_exact_prox_gamma", "gamma_exact", "conclusion"),),
 )
 
 TIGHT_DESCENT = Claim(
@@ -561,6 +579,7 @@ TIGHT_DESCENT = Claim(
     "-eta + eta/4 + L_F eta^2 + eta (1 + L_F eta) C_e gamma^2 and Phi_r reaches 7/12 (gamma -> 0) instead of 1/2",
     proof=("ds_quadratic_term", "ds_tight_19"),
     extra={"Xi_tight": core.Xi_tight},
+    reaches=(("ds_tight_19", "coefficient_tight", "conclusion"),),
 )
 
 CLAIMS: tuple[Claim, ...] = (

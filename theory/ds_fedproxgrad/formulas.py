@@ -1,6 +1,6 @@
 """DS FedProxGrad's formulas (arXiv 2512.08671), each written once as sympy.
 
-[A] from the paper (verbatim), [INF] derived in ../shared/papers/fedproxgrad-notes.md (status derived,
+[A] from the paper (verbatim), [INF] derived in docs/ds-fedproxgrad-notes.md (status derived,
 each proved by a step of :mod:`fedbounds.theory.core.proofs`).
 """
 
@@ -56,8 +56,12 @@ eq16_bound = C_e * gamma_r**2 * (g2 + K_e2)
 #: [A] eq. (20): coefficient of ||grad F||^2 before absorption
 coefficient20 = -eta + eta / 4 + sp.Rational(3, 2) * L_F * eta**2 + eta * (1 + sp.Rational(3, 2) * L_F * eta) * C_e * gamma_r**2
 
-#: [INF] absorption threshold: coefficient (20) <= -eta/4 once gamma_r <= 1/(sqrt(10) B)
+#: [INF] absorption threshold: coefficient (20) <= -eta/4 once gamma_r <= 1/(sqrt(10) B), for every eta <= 1/(6 L_F);
+#: sufficient, and necessary only at eta = 1/(6 L_F) (below it the exact threshold absorption_gamma_exact is larger)
 absorption_gamma_max = 1 / (sp.sqrt(10) * B)
+#: [INF] the exact threshold at a given eta: coefficient (20) <= -eta/4 iff gamma_r <= this (needs eta <= 1/(3 L_F));
+#: it equals absorption_gamma_max at eta = 1/(6 L_F) and exceeds it for smaller eta
+absorption_gamma_exact = sp.sqrt((sp.Rational(1, 2) - sp.Rational(3, 2) * L_F * eta) / ((1 + sp.Rational(3, 2) * L_F * eta) * C_e))
 
 #: [INF] r_0 for eta_r = c/(r+1)^alpha with the worst admissible inexactness gamma_r = c_gamma eta_r:
 #: the first round from which c_gamma eta_r <= 1/(sqrt(10) B) (eta_r decreases, so it then holds for all later rounds)
@@ -111,6 +115,9 @@ constant_gamma_floor = 5 * C_e * K_e2 * gamma_r**2
 
 #: [INF] decaying schedules (notes 1.6): min_{r_0<=r<=R} E||grad F||^2 <= 4 (E F(x^{r_0}) - F* + sum Xi)/sum_{r=r_0}^R eta_r
 decaying_bound = 4 * (Delta_r0 + Xi_sum) / sp.Sum(schedule_power, (r, r_0, R))
+#: [INF] integral lower bounds on sum_{r=r_0}^R c/(r+1)^alpha: alpha in (1/2, 1) and alpha = 1
+decaying_sum_lower = c * ((R + 2) ** (1 - alpha) - (r_0 + 1) ** (1 - alpha)) / (1 - alpha)
+decaying_sum_lower_alpha1 = c * sp.log((R + 2) / (r_0 + 1))
 
 #: [INF] the exact prox satisfies (10) with gamma = L_f eta/(1 - L_f eta) (<= (6/5) L_f eta when L_f eta <= 1/6)
 exact_prox_gamma = L_f * eta / (1 - L_f * eta)

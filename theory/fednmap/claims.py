@@ -1,7 +1,7 @@
 """FedNMap's claims (Huang, Pu, Johansson; arXiv 2602.03357), with provenance and status.
 
 Sources: the partial copy ``fednmap-2602.03357-partial.md`` (verbatim text, cut off in Section 4) and the
-reconstruction note ``fednmap-reconstruction.md`` (sections cited as "note §k"). Formulas live in
+reconstruction note ``docs/fednmap-reconstruction.md`` (sections cited as "note §k"). Formulas live in
 :mod:`fedbounds.theory.fednmap.formulas`; derived claims name their proof steps in :mod:`fedbounds.theory.core.proofs`.
 
 Problem (1): min_x psi(x) = f(x) + phi(x), f = (1/n) sum_i f_i; Algorithm 1 (FedNMap) runs Q local normal-map
@@ -36,7 +36,7 @@ from fedbounds.theory.fednmap import PAPER as FEDNMAP
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap.table1 import TABLE1, Table1Entry
 
-NOTE = "fednmap-reconstruction.md"
+NOTE = "docs/fednmap-reconstruction.md"
 PAPER_COPY = "fednmap-2602.03357-partial.md"
 
 
@@ -139,6 +139,7 @@ WINDOW = Claim(
     statement="1 <= m <= m_max(eta_hat) = floor((1 - gamma rho)/(100 eta_hat sqrt(L^2 + 1/gamma^2)))",
     proof=("fednmap_m_max",),
     extra={"window_real": core.window_real, "eta_hat_max_window1": core.eta_hat_max_window1},
+    reaches=(("fednmap_m_max", "m_max", "conclusion"),),
 )
 
 ETA_S_FREE = Claim(
@@ -153,6 +154,7 @@ ETA_S_FREE = Claim(
     statement="eta_a Q <= (...)/sqrt(m) while eta_hat <= (...)/m, so eta_s = 1/sqrt(m) at both maxima, and every eta_s > 0 "
     "is admissible with a suitable eta_a",
     proof=("fednmap_eta_s_free",),
+    reaches=(("fednmap_eta_s_free", "eta_s_at_maxima", "conclusion"),),
 )
 
 ONE_MINUS_GAMMA_RHO = Claim(
@@ -167,6 +169,7 @@ ONE_MINUS_GAMMA_RHO = Claim(
     depends_on=("fednmap.theorem5.conditions",),
     statement="gamma <= 1/(5(rho+L)) implies 1 - gamma rho >= 4/5",
     proof=("fednmap_one_minus_gamma_rho",),
+    reaches=(("fednmap_one_minus_gamma_rho", "four_fifths", "conclusion"),),
 )
 
 THEOREM5_BOUND = Claim(
@@ -183,7 +186,8 @@ THEOREM5_BOUND = Claim(
     depends_on=("fednmap.theorem5.conditions",),
     unknowns=(EL_0,),
     statement="(1/T) sum E||F_nor(z_t)||^2 = O(E[L_0]/(eta_hat T) + sigma^2/(m n Q) + eta_a^2 Q L^2 sigma^2/(1-gamma rho)^2) "
-    "(low confidence)",
+    "(low confidence); its hypotheses, Theorem 5's step-size conditions, are verbatim",
+    hypotheses_status=Status.VERBATIM,
 )
 
 THEOREM5_RATE = Claim(
@@ -223,6 +227,7 @@ NAT_NOR_RELATION = Claim(
     depends_on=("fednmap.assumption3",),
     statement="(1 - gamma rho) ||F_nat(prox(z))|| <= gamma ||F_nor(z)|| for gamma < 1/rho (tight: equality for phi = -rho y^2/2)",
     proof=("fednmap_nat_nor_relation", "fednmap_nat_nor_tight"),
+    reaches=(("fednmap_nat_nor_relation", "bound", "conclusion"), ("fednmap_nat_nor_tight", "bound", "conclusion")),
     extra={"factor": core.nat_nor_factor, "reverse_factor": core.nor_nat_reverse_factor, "Fnat2": Fnat2},
 )
 
@@ -237,14 +242,16 @@ NOR_IN_SUBDIFFERENTIAL = Claim(
     depends_on=("fednmap.assumption3",),
     statement="(z - prox(z))/gamma is in d phi(prox(z)), so F_nor(z) is in d psi(prox(z)) and dist(0, d psi(x_t)) <= ||F_nor(z_t)||",
     proof=("fednmap_nor_in_subdifferential",),
+    reaches=(("fednmap_nor_in_subdifferential", "bound", "conclusion"),),
 )
 
 THEOREM8 = Claim(
     id="fednmap.theorem8",
     title="Theorem 8 (proximal PL)",
-    provenance=_prov("Theorem 8", "§4", note="step-size conditions not visible (presumably Theorem 5's); C_0 and L_t not defined in the "
-                     "surviving text"),
+    provenance=_prov("Theorem 8", "§4, §4.2", note="the bound is verbatim; Theorem 8's own step-size conditions are lost, and Theorem 5's "
+                     "conditions stand in for them (hypotheses reconstructed); C_0 and L_t not defined in the surviving text"),
     status=Status.VERBATIM,
+    hypotheses_status=Status.RECONSTRUCTED,
     quantity="E[psi(x_T)] - psi*",
     quantity_latex=r"\mathbb{E}[\psi(x_T)]-\psi^*",
     conclusion=core.theorem8_bound,
@@ -252,7 +259,7 @@ THEOREM8 = Claim(
     depends_on=("fednmap.assumption1", "fednmap.assumption2", "fednmap.assumption3", "fednmap.assumption4", "fednmap.theorem5.conditions"),
     unknowns=(C_0, EL_0),
     statement="E[psi(x_T)] - psi* <= exp(-2 eta_hat mu T/(9(1 + gamma mu C_0))) E[L_0] + 36 sigma^2/(m n mu Q) "
-    "+ 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2)",
+    "+ 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2) (bound verbatim; hypotheses: Theorem 5's conditions, reconstructed)",
     extra={"transient": core.theorem8_transient, "variance": core.theorem8_variance, "drift": core.theorem8_drift},
 )
 
@@ -267,6 +274,7 @@ THEOREM8_FLOOR = Claim(
     depends_on=("fednmap.theorem8",),
     statement="36 sigma^2/(m n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2)",
     proof=("fednmap_theorem8_floor",),
+    reaches=(("fednmap_theorem8_floor", "floor", "conclusion"),),
 )
 
 THEOREM8_FLOOR_COUPLED = Claim(
@@ -282,6 +290,7 @@ THEOREM8_FLOOR_COUPLED = Claim(
     "linear in eta_hat (linear speedup in n Q); the drift term is governed by eta_a alone",
     proof=("fednmap_floor_coupled", "fednmap_m_max"),
     extra={"floor_at_m_max": core.theorem8_floor_coupled},
+    reaches=(("fednmap_floor_coupled", "upper", "conclusion"),),
 )
 
 THEOREM8_COMPLEXITY = Claim(
@@ -306,15 +315,22 @@ THEOREM8_COMPLEXITY_DERIVED = Claim(
     depends_on=("fednmap.theorem8", "fednmap.theorem8.floor_coupled", "fednmap.theorem5.eta_s_free"),
     unknowns=(C_0, EL_0),
     statement="each term <= eps/3: eta_hat <= (1-gamma rho) n mu Q eps/(21600 S sigma^2) and <= (1-gamma rho)/(100 S), "
-    "eta_a <= (1-gamma rho) sqrt(eps mu/(36300 Q L^2 sigma^2)) (no effect on T: eta_s free), "
+    "eta_a <= (1-gamma rho) sqrt(eps mu/(36300 Q L^2 sigma^2)) (no effect on T: eta_s free; with eta_s = Q^(-1/2) instead it costs "
+    "O~(sqrt(L^2 sigma^2/(eps mu^3))) rounds), "
     "T >= 9(1+gamma mu C_0)/(2 eta_hat mu) log(3 E[L_0]/eps); S = sqrt(L^2+1/gamma^2)",
-    proof=("fednmap_pl_complexity",),
+    proof=("fednmap_pl_complexity_derived", "fednmap_pl_complexity"),
     extra={
         "eta_hat_for_variance": core.theorem8_eta_hat_for_variance,
         "eta_a_for_drift": core.theorem8_eta_a_for_drift,
         "rounds_for_transient": core.theorem8_rounds_for_transient,
         "drift_term_eta_s1": core.theorem8_complexity_drift_term_eta_s1,
+        "drift_term_Q_half": core.theorem8_complexity_drift_term_Q_half,
     },
+    reaches=(("fednmap_pl_complexity_derived", "complexity", "conclusion"),
+             ("fednmap_pl_complexity_derived", "eta_hat_for_variance", "eta_hat_for_variance"),
+             ("fednmap_pl_complexity_derived", "eta_a_for_drift", "eta_a_for_drift"),
+             ("fednmap_pl_complexity_derived", "rounds_for_transient", "rounds_for_transient"),
+             ("fednmap_pl_complexity", "drift_term", "drift_term_Q_half")),
 )
 
 THEOREM8_RATE = Claim(
@@ -371,6 +387,7 @@ COMPACT_FORM = Claim(
     statement="y_i = gbar_i + v + c_i, sum_i c_i = 0, c_{i,t} = gbar_{t-1} - gbar_{i,t-1}, ybar = gbar + v, "
     "z_{t+1} = z_t - eta_hat (gbar_t + (z_t - x_t)/gamma); y_{i,t+1} = ybar_t + (gbar_{i,t+1} + v_{t+1}) - (gbar_{i,t} + v_t)",
     proof=("fednmap_compact_form",),
+    reaches=(("fednmap_compact_form", "z_next", "conclusion"),),
 )
 
 FIXED_POINT = Claim(
@@ -384,6 +401,8 @@ FIXED_POINT = Claim(
     depends_on=("fednmap.compact_form",),
     statement="if F_nor(z*) = 0 and c_i = grad f(x*) - grad f_i(x*), exact local steps do not move",
     proof=("fednmap_fixed_point",),
+    extra={"correction": sp.Symbol("gf", real=True) - sp.Symbol("gf_i", real=True)},
+    reaches=(("fednmap_fixed_point", "correction", "correction"),),
 )
 
 

@@ -1,7 +1,7 @@
 """FedNMap's formulas (arXiv 2602.03357), each written once as sympy.
 
 Status of each expression is in its comment and in the claims built from it (``fedbounds.theory.fednmap.claims``):
-[V] verbatim, [D] derived, [I] reconstructed (see ../shared/papers/fednmap-reconstruction.md).
+[V] verbatim, [D] derived, [I] reconstructed (see docs/fednmap-reconstruction.md).
 """
 
 from __future__ import annotations
@@ -98,6 +98,10 @@ theorem8_complexity_derived = theorem8_rounds_for_transient.subs(eta_hat, 1) * s
 theorem8_eta_hat_for_drift_eta_s1 = (1 - gamma * rho) * sp.sqrt(Q * mu * epsilon / 36300) / (L * sp.sqrt(sigma2))
 #: the complexity term it gives: proportional to sqrt(L^2 sigma^2/(eps mu^3 Q)), not Q-free
 theorem8_complexity_drift_term_eta_s1 = theorem8_rounds_for_transient.subs(eta_hat, theorem8_eta_hat_for_drift_eta_s1)
+#: the same with eta_s = Q^(-1/2) (admissible: eta_s is free): eta_hat = eta_a sqrt(Q), and the drift term forces eta_hat <= this
+theorem8_eta_hat_for_drift_Q_half = theorem8_eta_a_for_drift * sp.sqrt(Q)
+#: the complexity term it gives: proportional to sqrt(L^2 sigma^2/(eps mu^3)), Q-free like the printed second term
+theorem8_complexity_drift_term_Q_half = theorem8_rounds_for_transient.subs(eta_hat, theorem8_eta_hat_for_drift_Q_half)
 
 # ---- [D] natural residual / normal map (note, section 3) ----
 #: ||F_nat(prox(z))|| <= nat_nor_factor ||F_nor(z)||, i.e. (1 - gamma rho) ||F_nat|| <= gamma ||F_nor||

@@ -3,7 +3,6 @@ gradients) with step 1/L on the Lasso instance, every round t >= 1 against L ||x
 control: the bound scaled to half the worst observed / bound ratio (calibrated), violated at the worst round."""
 
 import numpy as np
-
 from fedbounds.algorithms.instances import make_instance
 from fedbounds.algorithms.run import run
 from fedbounds.checks.core.adversarial import calibrated_scale

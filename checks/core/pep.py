@@ -1,0 +1,348 @@
+"""Shared machinery for performance-estimation (PEP) certificates: one PEP, two solvers, one honest verdict.
+
+A *performance estimation problem* (Drori and Teboulle 2014; Taylor, Hendrickx and Glineur 2017) computes the
+exact worst case of a performance measure of a first-order method over a whole function class, as a small
+semidefinite program (SDP) in the Gram matrix of the iterates and (sub)gradients. PEPit (Goujaud, Moucer,
+Glineur, Hendrickx, Taylor, Dieuleveut; Math. Prog. Comp. 2024) builds that SDP from code that reads like the
+method; we solve it through PEPit's ``"cvxpy"`` wrapper.
+
+Why two solvers. An SDP solver can stop early, report ``optimal_inaccurate``, or fail on a badly scaled
+instance, and a single number then looks like a certificate when it is not. :func:`certify` builds the same
+PEP twice (a fresh :class:`PEPit.PEP` for each solver, since PEPit keeps global counters) and solves it with
+Clarabel (interior point) and SCS (first-order splitting). The result is a :class:`Certificate` that records,
+per solver, the status, PEPit's dual value (a valid upper bound on the worst case, rebuilt from the solver's
+dual variables), the primal value (a lower bound: the objective at the Gram matrix found), their gap, and the
+solve time. It is ``certified`` only when every solver reports ``optimal`` and the dual values agree to the
+stated relative tolerance; the value used is then the largest dual value (the conservative one).
+
+Unbounded worst cases. When the measure is not bounded over the class (for example a step past its stability
+condition), cvxpy reports the maximisation as ``unbounded`` (or the dual as ``infeasible``). A certificate is
+``unbounded`` when every solver says so; one solver alone saying so is ``inconclusive``.
+
+:func:`verdict` turns a certificate and a bound into ``holds`` / ``violated`` / ``inconclusive``; a
+certificate that is not certified is never ``holds``.
+
+Reference: PEPit, https://pepit.readthedocs.io; its wrapper ``PEPit.wrappers.cvxpy_wrapper``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import math
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DEFAULT_ABS_TOL",
+    "DEFAULT_REL_TOL",
+    "DEFAULT_SOLVERS",
+    "RETRY_OPTIONS",
+    "SCS_OPTIONS",
+    "Certificate",
+    "SolverRun",
+    "certify",
+    "solve_once",
+    "verdict",
+]
+
+#: the two solvers every certificate uses (cvxpy names)
+DEFAULT_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
+#: two solvers' dual values must agree to this relative tolerance (of the larger magnitude, floor 1e-6)
+DEFAULT_REL_TOL = 1e-3
+#: ... plus this absolute tolerance (for values near 0, as in margin-form PEPs whose value is 0 when a claim holds)
+DEFAULT_ABS_TOL = 1e-6
+#: SCS is a first-order method: tighten its default 1e-4 tolerances (at 1e-5 it still differs from Clarabel by ~1e-3 relative on Lemma 5.2)
+SCS_OPTIONS: Mapping[str, Any] = {"eps_abs": 1e-6, "eps_rel": 1e-6, "max_iters": 100_000}
+#: when a solver's first answer is not ``optimal``, :func:`certify` retries once with these settings (stated
+#: tolerances; Clarabel's default 1e-8 is often reported ``optimal_inaccurate`` on the degenerate faces of PEPs
+#: with several rounds, and 1e-7 then converges). The run records the options it finally used.
+RETRY_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "CLARABEL": {"tol_gap_abs": 1e-7, "tol_gap_rel": 1e-7, "tol_feas": 1e-7},
+    "SCS": {"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 50_000},
+}
+
+_OPTIMAL = "optimal"
+_UNBOUNDED = ("unbounded", "infeasible_or_unbounded")  # "unbounded_inaccurate" is not trusted
+_INFEASIBLE = ("infeasible",)
+
+#: a builder returns a fresh PEP, or a PEP and named Points/Expressions to evaluate at the solution
+Builder = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class SolverRun:
+    """One solver's answer to one PEP.
+
+    ``status`` is cvxpy's (``optimal``, ``optimal_inaccurate``, ``unbounded``, ``infeasible``, ...) or
+    ``error: <message>`` when the solver raised. ``dual`` is PEPit's reconstructed dual value (an upper bound on
+    the worst case when the status is optimal), ``primal`` the objective at the returned Gram matrix (a lower
+    bound, up to the primal feasibility error ``primal_violation``), ``gap = dual - primal``.
+    ``gram`` is the Gram matrix found (None when unbounded/failed), ``evaluations`` the values of the named
+    Points (coordinates in a factor of ``gram``) and Expressions the builder asked for.
+    """
+
+    solver: str
+    status: str
+    dual: float | None
+    primal: float | None
+    seconds: float
+    primal_violation: float | None = None
+    gram_min_eig: float | None = None
+    gram: np.ndarray | None = field(default=None, repr=False, compare=False)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    evaluations: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == _OPTIMAL and self.dual is not None and math.isfinite(self.dual)
+
+    @property
+    def unbounded(self) -> bool:
+        return self.status in _UNBOUNDED or (self.status in _INFEASIBLE and self.dual is None)
+
+    @property
+    def gap(self) -> float | None:
+        if self.dual is None or self.primal is None:
+            return None
+        return self.dual - self.primal
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The same PEP solved by several solvers (see the module docstring).
+
+    ``values``: PEPit dual value per solver (None if the solver gave none); ``statuses``: cvxpy status per
+    solver; ``gaps``: dual - primal per solver; ``seconds``: solve time per solver (build + solve);
+    ``gram_dim``: size of the Gram matrix; ``rel_tol``, ``abs_tol``: the agreement tolerances used;
+    ``certified``: every solver optimal and the values agree (|v_a - v_b| <= rel_tol max(|v_a|, |v_b|) +
+    abs_tol); ``unbounded``: every solver reports an unbounded worst case; ``value``: the largest dual value
+    when certified (the conservative upper bound), +inf when unbounded, else None; ``disagreement``:
+    max |v_a - v_b| over solver pairs (absolute); ``agree``: every solver returned a value and they agree
+    within the tolerances, whatever their statuses (informative only: agreeing ``optimal_inaccurate``
+    answers are still not certified).
+    """
+
+    values: Mapping[str, float | None]
+    statuses: Mapping[str, str]
+    gaps: Mapping[str, float | None]
+    seconds: Mapping[str, float]
+    gram_dim: int
+    rel_tol: float
+    abs_tol: float
+    certified: bool
+    unbounded: bool
+    value: float | None
+    disagreement: float | None
+    agree: bool
+    runs: tuple[SolverRun, ...] = field(repr=False, compare=False)
+
+    @property
+    def status(self) -> str:
+        """``certified``, ``unbounded`` or ``inconclusive``."""
+        if self.certified:
+            return "certified"
+        if self.unbounded:
+            return "unbounded"
+        return "inconclusive"
+
+    def run(self, solver: str) -> SolverRun:
+        """The :class:`SolverRun` of ``solver`` (a cvxpy solver name)."""
+        for r in self.runs:
+            if r.solver == solver.upper():
+                return r
+        raise KeyError(f"no run for solver {solver!r}; have {[r.solver for r in self.runs]}")
+
+    def summary(self) -> str:
+        """One line: status, value, and per solver value / status / gap / seconds."""
+        parts = []
+        for r in self.runs:
+            v = "None" if r.dual is None else f"{r.dual:.6g}"
+            g = "" if r.gap is None else f" gap={r.gap:.1e}"
+            parts.append(f"{r.solver}: {v} ({r.status}{g}, {r.seconds:.2f}s)")
+        val = "None" if self.value is None else f"{self.value:.6g}"
+        return f"{self.status} value={val} gram={self.gram_dim} | " + "; ".join(parts)
+
+
+def _max_violation(pep: Any) -> float | None:
+    try:
+        errs = []
+        for c in pep._list_of_prepared_constraints:
+            v = float(c.eval())
+            errs.append(v if c.equality_or_inequality == "inequality" else abs(v))
+        return max(errs) if errs else 0.0
+    except Exception:
+        return None
+
+
+def _evaluate(named: Mapping[str, Any]) -> dict[str, Any]:
+    """Values at the solution: a Point -> vector, an Expression -> float, a PEPit Function -> its list of
+    (x, gradient, value) triplets (what an interpolating instance must reproduce)."""
+    out: dict[str, Any] = {}
+    for key, obj in named.items():
+        try:
+            if hasattr(obj, "list_of_points"):
+                out[key] = [(np.asarray(x.eval()), np.asarray(g.eval()), float(f.eval())) for x, g, f in obj.list_of_points]
+                continue
+            val = obj.eval()
+        except Exception:
+            val = None
+        out[key] = float(val) if isinstance(val, float | np.floating | int) else val
+    return out
+
+
+def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | None = None) -> tuple[SolverRun, int]:
+    """Build a fresh PEP with ``build()`` and solve it with one cvxpy ``solver``; return the run and Gram size.
+
+    ``build`` returns a :class:`PEPit.PEP` or ``(pep, named)`` where ``named`` maps names to PEPit Points or
+    Expressions to evaluate at the solution (for replays). PEPit's printing is silenced.
+    """
+    solver = solver.upper()
+    opts = dict(solver_options or {})
+    if solver == "SCS" and not solver_options:
+        opts = dict(SCS_OPTIONS)
+    t0 = time.perf_counter()
+    built = build()
+    pep, named = (built if isinstance(built, tuple) else (built, {}))
+    from PEPit.point import Point  # local: PEPit is imported only when a PEP is solved
+
+    dual: float | None = None
+    primal: float | None = None
+    status = ""
+    gram = None
+    viol = None
+    min_eig = None
+    evaluations: dict[str, Any] = {}
+    # PEPit prints, and cvxpy warns "Solution may be inaccurate": both are captured as the status instead
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            dual = pep.solve(wrapper="cvxpy", solver=solver, verbose=0, **opts)
+        except Exception as exc:
+            status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
+        wrapper = getattr(pep, "wrapper", None)
+        prob = getattr(wrapper, "prob", None)
+        if not status and prob is None:
+            status = "error: the solver produced no problem"
+        if prob is not None and not status:
+            status = str(prob.status)
+            pv = prob.value
+            primal = float(pv) if pv is not None and np.isfinite(pv) else None
+            if dual is not None:
+                dual = float(dual)
+            gram = getattr(pep, "G_value", None)
+            if gram is not None and dual is not None:
+                min_eig = float(np.linalg.eigvalsh(gram).min())
+                viol = _max_violation(pep)
+                evaluations = _evaluate(named)
+            else:
+                dual = None
+    dim = int(Point.counter)
+    run = SolverRun(
+        solver=solver,
+        status=status,
+        dual=dual,
+        primal=primal,
+        seconds=time.perf_counter() - t0,
+        primal_violation=viol,
+        gram_min_eig=min_eig,
+        gram=None if gram is None else np.array(gram),
+        options=opts,
+        evaluations=evaluations,
+    )
+    return run, dim
+
+
+def certify(
+    build: Builder,
+    solvers: Sequence[str] = DEFAULT_SOLVERS,
+    rel_tol: float = DEFAULT_REL_TOL,
+    solver_options: Mapping[str, Mapping[str, Any]] | None = None,
+    abs_tol: float = DEFAULT_ABS_TOL,
+    retry: bool = True,
+) -> Certificate:
+    """Solve the PEP made by ``build`` with every solver in ``solvers`` and cross-check them.
+
+    Problem: whatever ``build`` encodes (a fresh :class:`PEPit.PEP` per call, or ``(pep, named)``).
+    Guarantee: ``certified`` means every solver returned ``optimal`` and their PEPit dual values agree:
+    |v_a - v_b| <= ``rel_tol`` max(|v_a|, |v_b|) + ``abs_tol``; ``value`` is then the largest of them.
+    ``solver_options`` maps a solver name to its keyword arguments (SCS defaults to :data:`SCS_OPTIONS`).
+    With ``retry`` (and no ``solver_options`` for that solver), a solver whose answer is not ``optimal`` and not
+    ``unbounded`` is run once more with :data:`RETRY_OPTIONS`; the second answer is kept, with its options.
+    """
+    if not solvers:
+        raise ValueError("solvers must name at least one cvxpy solver")
+    if not (0 < rel_tol < 1):
+        raise ValueError(f"rel_tol must be in (0, 1), got {rel_tol}")
+    if not (0 <= abs_tol < math.inf):
+        raise ValueError(f"abs_tol must be finite and >= 0, got {abs_tol}")
+    runs = []
+    dim = 0
+    for s in solvers:
+        given = (solver_options or {}).get(s.upper())
+        run, dim = solve_once(build, s, given)
+        if retry and given is None and not run.optimal and not run.unbounded and s.upper() in RETRY_OPTIONS:
+            again, dim = solve_once(build, s, RETRY_OPTIONS[s.upper()])
+            run = dataclasses.replace(again, seconds=again.seconds + run.seconds)
+        runs.append(run)
+    values = {r.solver: r.dual for r in runs}
+    finite = [r.dual for r in runs if r.dual is not None]
+    disagreement = None
+    agree = False
+    if len(finite) == len(runs) and finite:
+        disagreement = max(abs(a - b) for a in finite for b in finite)
+        agree = all(abs(a - b) <= rel_tol * max(abs(a), abs(b)) + abs_tol for a in finite for b in finite)
+    all_optimal = all(r.optimal for r in runs)
+    certified = bool(all_optimal and agree)
+    unbounded = all(r.unbounded for r in runs)
+    value: float | None
+    if certified:
+        value = max(finite)
+    elif unbounded:
+        value = math.inf
+    else:
+        value = None
+    return Certificate(
+        values=values,
+        statuses={r.solver: r.status for r in runs},
+        gaps={r.solver: r.gap for r in runs},
+        seconds={r.solver: r.seconds for r in runs},
+        gram_dim=dim,
+        rel_tol=rel_tol,
+        abs_tol=abs_tol,
+        certified=certified,
+        unbounded=unbounded,
+        value=value,
+        disagreement=disagreement,
+        agree=agree,
+        runs=tuple(runs),
+    )
+
+
+def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_tol: float | None = None) -> str:
+    """Verdict on the claim ``worst case <= bound`` from a certificate.
+
+    * ``holds``: certified, and the conservative value is <= bound + tol, tol = ``rel_tol`` |bound| +
+      ``abs_tol`` (defaults: the certificate's own tolerances);
+    * ``violated``: certified with every solver's value > bound + tol, or certified unbounded;
+    * ``inconclusive``: anything else. A certificate whose solvers are not all optimal, or disagree, is never
+      ``holds``.
+    """
+    if not math.isfinite(bound):
+        raise ValueError(f"bound must be finite, got {bound}")
+    tol = (cert.rel_tol if rel_tol is None else rel_tol) * abs(bound) + (cert.abs_tol if abs_tol is None else abs_tol)
+    if cert.unbounded:
+        return "violated"
+    if not cert.certified or cert.value is None:
+        return "inconclusive"
+    if cert.value <= bound + tol:
+        return "holds"
+    if all(v is not None and v > bound + tol for v in cert.values.values()):
+        return "violated"
+    return "inconclusive"

@@ -1,0 +1,109 @@
+"""The two-solver PEP certificate machinery, on textbook PEPs with known exact values."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+pytest.importorskip("PEPit")
+
+from fedbounds.checks.core.pep import Certificate, certify, verdict
+
+
+def gd_convex(L: float, h: float):
+    """One gradient step on an L-smooth convex f: worst f(x1) - f* with ||x0 - x*|| <= 1.
+    For h = 1/L the exact value is L/(4N + 2) = L/6 (Drori and Teboulle 2014)."""
+
+    def build():
+        from PEPit import PEP
+        from PEPit.functions import SmoothConvexFunction
+
+        p = PEP()
+        f = p.declare_function(SmoothConvexFunction, L=L)
+        xs = f.stationary_point()
+        x0 = p.set_initial_point()
+        p.set_initial_condition((x0 - xs) ** 2 <= 1)
+        x1 = x0 - h * f.gradient(x0)
+        p.set_performance_metric(f(x1) - f(xs))
+        return p
+
+    return build
+
+
+def gd_nonconvex(L: float, h: float):
+    """One gradient step on an L-smooth (nonconvex) f: worst ||grad f(x0)||^2 with f(x0) - f(x1) <= 1.
+    Exact value 2/(h (2 - L h)) for 0 < h < 2/L (the descent lemma is tight); unbounded for h >= 2/L."""
+
+    def build():
+        from PEPit import PEP
+        from PEPit.functions import SmoothFunction
+
+        p = PEP()
+        f = p.declare_function(SmoothFunction, L=L)
+        x0 = p.set_initial_point()
+        g0, f0 = f.oracle(x0)
+        x1 = x0 - h * g0
+        p.set_initial_condition(f0 - f(x1) <= 1)
+        p.set_performance_metric(g0**2)
+        return p
+
+    return build
+
+
+def test_gd_convex_exact_value_certified():
+    cert = certify(gd_convex(1.0, 1.0))
+    assert cert.certified and cert.status == "certified"
+    assert cert.value == pytest.approx(1 / 6, rel=1e-5)
+    assert set(cert.statuses) == {"CLARABEL", "SCS"} and all(s == "optimal" for s in cert.statuses.values())
+    assert cert.gram_dim == 4  # x0, x*, grad f(x0), grad f(x1)
+    assert all(abs(g) < 1e-4 for g in cert.gaps.values())
+    assert verdict(cert, 1 / 6) == "holds"
+    # negative control: a bound just below the exact worst case is violated
+    assert verdict(cert, 0.99 / 6) == "violated"
+
+
+@pytest.mark.parametrize("h", [0.5, 1.0, 1.5])
+def test_gd_nonconvex_descent_lemma_is_the_pep_value(h):
+    cert = certify(gd_nonconvex(1.0, h))
+    assert cert.certified
+    assert cert.value == pytest.approx(2 / (h * (2 - h)), rel=1e-4)
+
+
+def test_step_past_its_condition_is_unbounded():
+    cert = certify(gd_nonconvex(1.0, 2.5))
+    assert cert.unbounded and not cert.certified and cert.status == "unbounded"
+    assert cert.value == math.inf
+    assert verdict(cert, 1e6) == "violated"
+
+
+def test_a_solver_that_is_not_optimal_makes_it_inconclusive():
+    # SCS stopped after 2 iterations cannot report optimal: the certificate must not be trusted
+    cert = certify(gd_convex(1.0, 1.0), solver_options={"SCS": {"max_iters": 2}})
+    assert cert.statuses["CLARABEL"] == "optimal"
+    assert cert.statuses["SCS"] != "optimal"
+    assert not cert.certified and cert.value is None
+    assert verdict(cert, 1.0) == "inconclusive"  # never 'holds', however generous the bound
+
+
+def test_disagreeing_solvers_are_inconclusive():
+    cert = certify(gd_convex(1.0, 1.0))
+    # the same answers, tampered so that the two values disagree by 1%
+    runs = tuple(dataclasses.replace(r, dual=r.dual * (1.01 if r.solver == "SCS" else 1.0)) for r in cert.runs)
+    values = {r.solver: r.dual for r in runs}
+    bad = dataclasses.replace(cert, runs=runs, values=values, certified=False, value=None, agree=False)
+    assert verdict(bad, 1.0) == "inconclusive"
+    # and certify's own agreement rule rejects a 1% gap at the default tolerance
+    assert abs(values["SCS"] - values["CLARABEL"]) > cert.rel_tol * max(values.values()) + cert.abs_tol
+
+
+def test_arguments_are_validated():
+    with pytest.raises(ValueError, match="rel_tol"):
+        certify(gd_convex(1.0, 1.0), rel_tol=0.0)
+    with pytest.raises(ValueError, match="solvers"):
+        certify(gd_convex(1.0, 1.0), solvers=())
+    cert = certify(gd_convex(1.0, 1.0), solvers=("CLARABEL",))
+    assert isinstance(cert, Certificate) and cert.certified
+    with pytest.raises(ValueError, match="bound"):
+        verdict(cert, math.inf)

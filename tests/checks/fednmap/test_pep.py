@@ -1,0 +1,195 @@
+"""PEP of FedNMap's deterministic rounds: the weakly convex prox identity, the Lyapunov PEP and its controls."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PEPit")
+
+from fedbounds.checks.core.pep import certify, verdict
+from fedbounds.checks.fednmap.pep import (
+    build_lyapunov_pep,
+    descent_check,
+    gram_dimension,
+    lyapunov_pep,
+    pl_contraction_pep,
+    smallest_constants,
+    theorem5_steps,
+    theorem8_exponent,
+)
+from PEPit import Point
+
+#: the scoping parameters of the issue (gamma outside Theorem 5's condition; the SDPs are well conditioned there)
+SCOPING = {"L": 1.0, "rho": 0.1, "gamma": 0.5, "eta_a": 0.05, "eta_s": 1.0}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# prox_{gamma phi}(z) = prox_{gamma' h}(z / (1 - gamma rho)), gamma' = gamma / (1 - gamma rho), phi = h - rho/2 ||.||^2
+# ---------------------------------------------------------------------------------------------------------------
+def _h(x, M):  # a smooth convex h: sum softplus(M x) + ||x||_1-like smooth term
+    return np.sum(np.logaddexp(0.0, M @ x)) + np.sum(np.sqrt(1e-2 + x**2))
+
+
+def _argmin(obj, x0):
+    from scipy.optimize import minimize
+
+    res = minimize(obj, x0, method="BFGS", options={"gtol": 1e-11, "maxiter": 10_000})
+    return res.x
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_prox_of_weakly_convex_phi_through_prox_of_h(seed):
+    rng = np.random.default_rng(seed)
+    p, gamma, rho = 3, 0.7, 0.9  # gamma rho = 0.63 < 1
+    M = rng.standard_normal((4, p))
+    z = 2 * rng.standard_normal(p)
+    phi = lambda x: _h(x, M) - rho / 2 * x @ x  # noqa: E731
+    direct = _argmin(lambda x: phi(x) + (x - z) @ (x - z) / (2 * gamma), z)
+    a = 1 - gamma * rho
+    g2 = gamma / a
+    via_h = _argmin(lambda x: _h(x, M) + (x - z / a) @ (x - z / a) / (2 * g2), z)
+    assert np.allclose(direct, via_h, atol=1e-6)
+    # phi's subgradient at x is (z - x)/gamma = h's gradient minus rho x
+    eps = 1e-6
+    grad_h = np.array([(_h(via_h + eps * e, M) - _h(via_h - eps * e, M)) / (2 * eps) for e in np.eye(p)])
+    assert np.allclose((z - via_h) / gamma, grad_h - rho * via_h, atol=1e-5)
+    # the identity has teeth: the prox of h with the unscaled gamma, or at z itself, is a different point
+    wrong = _argmin(lambda x: _h(x, M) + (x - z) @ (x - z) / (2 * gamma), z)
+    assert np.linalg.norm(wrong - direct) > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# measure (a)
+# ---------------------------------------------------------------------------------------------------------------
+def test_psi_alone_is_not_a_lyapunov_function():
+    # C_0 = 0: no finite worst case (the scoping finding), certified unbounded by both solvers
+    cert = lyapunov_pep(**SCOPING, n=1, Q=1, T=1, C_0=0.0, C_c=1.0)
+    assert cert.unbounded
+
+
+def test_lyapunov_pep_is_homogeneous_in_the_budget():
+    c1 = lyapunov_pep(**SCOPING, n=1, Q=1, T=1, C_0=1.0, C_c=1.0)
+    c3 = lyapunov_pep(**SCOPING, n=1, Q=1, T=1, C_0=1.0, C_c=1.0, budget=3.0)
+    assert c1.certified and c3.certified
+    assert c3.value == pytest.approx(3 * c1.value, rel=1e-4)
+    assert c1.gram_dim == gram_dimension(1, 1, 1)
+
+
+def test_variants_agree_when_there_is_one_local_step():
+    # with Q = 1 the only local point is x_t in both readings, so A and B are the same algorithm
+    a = lyapunov_pep(**SCOPING, n=2, Q=1, T=1, C_0=1.0, C_c=1.0, variant="A")
+    b = lyapunov_pep(**SCOPING, n=2, Q=1, T=1, C_0=1.0, C_c=1.0, variant="B")
+    assert a.certified and b.certified
+    assert a.value == pytest.approx(b.value, rel=1e-4)
+    assert a.gram_dim == gram_dimension(2, 1, 1)
+
+
+def test_gram_dimension_counts_the_leaves():
+    for n, Q, T in [(1, 2, 1), (2, 2, 1)]:
+        build = build_lyapunov_pep(**SCOPING, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0)
+        build()
+        assert Point.counter == gram_dimension(n, Q, T)
+
+
+def test_descent_holds_inside_and_fails_past_the_step_condition():
+    # centralised norM (n = Q = T = 1) at gamma = Theorem 5's maximum, eta_hat = k x its printed bound
+    st = theorem5_steps(1.0, 0.1, 1)
+    args = {"L": 1.0, "rho": 0.1, "gamma": st["gamma"], "eta_s": st["eta_s"], "n": 1, "Q": 1, "T": 1,
+            "C_0": 1.0, "C_c": 1.0}
+
+    def margin(k):
+        b = build_lyapunov_pep(eta_a=k * st["eta_a"], margin_coef=k * st["descent_coef"], **args)
+        return certify(b)
+
+    inside, past = margin(16.0), margin(256.0)
+    assert verdict(inside, 0.0) == "holds"
+    # negative control: the same check, the step 16 times larger, reports the descent violated
+    assert verdict(past, 0.0) == "violated" and past.value > 0.01
+
+
+def test_ratio_form_matches_margin_form():
+    st = theorem5_steps(1.0, 0.1, 1)
+    args = {"L": 1.0, "rho": 0.1, "gamma": st["gamma"], "eta_a": 64 * st["eta_a"], "eta_s": st["eta_s"],
+            "n": 1, "Q": 1, "T": 1, "C_0": 1.0, "C_c": 1.0}
+    d = 64 * st["descent_coef"]
+    ratio = descent_check(descent_coef=d, **args)
+    assert ratio.certified and ratio.value < 1  # the descent holds with d, so the margin form gives 0 at d
+    assert verdict(certify(build_lyapunov_pep(margin_coef=d, **args)), 0.0) == "holds"
+    # the ratio R = w d says the descent holds up to the coefficient d / R and fails beyond it
+    below = certify(build_lyapunov_pep(margin_coef=0.95 * d / ratio.value, **args))
+    above = certify(build_lyapunov_pep(margin_coef=1.05 * d / ratio.value, **args))
+    assert verdict(below, 0.0) == "holds" and verdict(above, 0.0) == "violated"
+
+
+def test_smallest_constants_search_finds_a_certified_point():
+    one = ("CLARABEL",)  # the search logic, with one solver to keep the default suite fast
+    res = smallest_constants(**SCOPING, n=1, Q=1, T=1, descent_coef=0.05 / 9, C_c_grid=[1.0], C_0_tol=0.02,
+                             search_solvers=one, solvers=one)
+    (r,) = res
+    assert r.C_0 is not None and r.certificate.certified and r.ratio <= 1.0
+    # one step below the found C_0 fails the descent (or is unbounded)
+    below = descent_check(**SCOPING, n=1, Q=1, T=1, C_0=r.C_0 * 0.85, C_c=1.0, descent_coef=0.05 / 9, solvers=one)
+    clarabel = below.run("CLARABEL")
+    assert below.unbounded or (clarabel.optimal and clarabel.dual > 1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# replay of the worst case through the engine
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("n", "Q", "T"), [(1, 1, 1), (2, 1, 1), (1, 1, 2)])
+def test_replayed_worst_case_reproduces_the_pep_value(n, Q, T):
+    from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
+
+    rep = replay_lyapunov(**SCOPING, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0)
+    assert rep.solver_status == "optimal" and rep.exact
+    assert rep.rel_error < 1e-6
+    assert rep.replay_decrease == pytest.approx(1.0, rel=1e-6)
+
+
+def test_replay_has_teeth():
+    # the same constructed instance, run with a 10% larger client step, no longer attains the PEP value
+    from fedbounds.algorithms.run import run
+    from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
+
+    rep = replay_lyapunov(**SCOPING, n=1, Q=1, T=1, C_0=1.0, C_c=1.0)
+    prob, z0 = rep.details["problem"], rep.details["z0"]
+    states = []
+    params = {"gamma": 0.5, "eta_a": 0.055, "eta_s": 1.0, "Q": 1, "z0": z0}
+    run("fednmap", prob, params, rounds=1, metrics=(), callback=lambda t, s: states.append(s))
+    x0 = prob.phi.prox(z0[None, :], 0.5)
+    f0 = prob.grad_f(x0) + (z0[None, :] - x0) / 0.5
+    x1, z1 = states[0].x, states[0].z
+    f1 = prob.grad_f(x1) + (z1 - x1) / 0.5
+    lyap = lambda x, fn, c: prob.psi(x)[0] + 0.25 * float(fn[0] @ fn[0]) + c  # noqa: E731
+    G0 = prob.grad(x0[:, None, :])
+    G1 = prob.grad(x1[:, None, :])
+    c1 = np.sum((states[0].c + G1 - G1.mean(axis=1, keepdims=True)) ** 2) / 1
+    dec = lyap(x0, f0, np.sum((G0 - G0.mean(axis=1, keepdims=True)) ** 2)) - lyap(x1, f1, c1)
+    ratio = float(f0[0] @ f0[0]) / dec
+    assert abs(ratio - rep.pep_value) / rep.pep_value > 1e-3
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# measure (b)
+# ---------------------------------------------------------------------------------------------------------------
+def test_pl_contraction_beats_theorem8_and_its_control_fails():
+    st = theorem5_steps(1.0, 0.1, 1)
+    k, mu, C_0 = 16.0, 0.1, 1.0
+    cert = pl_contraction_pep(1.0, 0.1, st["gamma"], k * st["eta_a"], st["eta_s"], n=1, Q=1, mu=mu, C_0=C_0, C_c=1.0)
+    assert cert.certified and cert.value < 0
+    exponent = theorem8_exponent(k * st["eta_hat"], mu, st["gamma"], C_0)
+    # claim: q - 1 <= -exponent; measured tightness about 7.4, so a bound 8x the exponent must fail
+    assert verdict(cert, -exponent) == "holds"
+    assert verdict(cert, -8 * exponent) == "violated"
+
+
+@pytest.mark.slow
+def test_222_certificate_under_10_seconds():
+    t0 = time.perf_counter()
+    cert = lyapunov_pep(**SCOPING, n=2, Q=2, T=2, C_0=1.0, C_c=1.0)
+    assert time.perf_counter() - t0 < 10.0
+    assert cert.gram_dim == gram_dimension(2, 2, 2)
+    assert cert.values["CLARABEL"] == pytest.approx(cert.values["SCS"], rel=1e-3)

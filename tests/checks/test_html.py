@@ -1,0 +1,139 @@
+"""The report page (issue 14): one self-contained index.html, parsed back with html5lib."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import html5lib
+import pytest
+from fedbounds.checks.core.html import latex_png, mathtext_compatible, write_index_html
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _png(path: Path, label: str) -> str:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(2, 1.5))
+    fig.subplots().plot([0, 1], [1, 0], label=label)
+    fig.savefig(path, dpi=50)
+    return path.name
+
+
+def _report(tmp_path: Path) -> dict:
+    return {
+        "profile": {"name": "quick", "replicas": 32},
+        "seed": 0,
+        "passed": True,
+        "claims": [
+            {
+                "check_id": "fednmap.theorem8.complexity",
+                "title": "Linear speedup",
+                "paper_label": "after Theorem 8",
+                "status": "verbatim",
+                "verdict": "holds",
+                "worst_slack": 1.2,
+                "tightness": {},
+                "accepted": True,
+                "error": None,
+                "negatives": [
+                    {
+                        "instance": "FedAvg + server prox, n sweep",
+                        "status": "violated",
+                        "slack": -0.4,
+                        "observed": 3.0,
+                        "bound": 1.0,
+                        "details": {"control": "FedAvg + server prox, n sweep: same steps"},
+                    }
+                ],
+                "plot_files": [_png(tmp_path / "speedup_n.png", "n"), _png(tmp_path / "speedup_q.png", "Q")],
+            },
+            {
+                "check_id": "custom.claim<1>",
+                "title": "A claim with its own LaTeX & <tags>",
+                "paper_label": "eq. (3)",
+                "status": "derived",
+                "verdict": "violated",
+                "worst_slack": float("inf"),
+                "tightness": {},
+                "accepted": False,
+                "error": None,
+                "latex": r"\|x_t\|^2 \le \frac{C_0}{\sqrt{T}}",
+                "negatives": [],
+                "plot_files": [_png(tmp_path / "custom.png", "c")],
+            },
+        ],
+    }
+
+
+def _parse(path: Path):
+    return html5lib.parse(path.read_text(encoding="utf-8"), namespaceHTMLElements=False)
+
+
+def test_every_claim_control_plot_and_formula_is_on_the_page(tmp_path: Path) -> None:
+    report = _report(tmp_path)
+    page = write_index_html(tmp_path, report)
+    assert page == tmp_path / "index.html"
+    doc = _parse(page)
+    rows = doc.findall(".//table[@class='claims']/tbody/tr")
+    assert [r.findall("td")[0].text for r in rows] == ["fednmap.theorem8.complexity", "custom.claim<1>"]
+    assert [r.findall("td")[4].text for r in rows] == ["holds", "violated"]
+    assert rows[0].findall("td")[3].text == "verbatim" and rows[1].findall("td")[2].text == "eq. (3)"
+    controls = doc.findall(".//table[@class='controls']/tbody/tr")
+    assert len(controls) == 1 and controls[0].findall("td")[2].text == "violated"
+    plots = doc.findall(".//img[@class='plot']")
+    latex = doc.findall(".//img[@class='latex']")
+    assert len(plots) == 3 and len(latex) == 2  # every plot, and one formula per claim
+    for img in plots + latex:
+        src = img.get("src")
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG_MAGIC
+    assert {i.get("alt") for i in plots} == {
+        "fednmap.theorem8.complexity: speedup_n.png",
+        "fednmap.theorem8.complexity: speedup_q.png",
+        "custom.claim<1>: custom.png",
+    }
+    assert latex[1].get("alt") == r"\|x_t\|^2 \le \frac{C_0}{\sqrt{T}}"
+    meta = {dt.text: dd.text for dt, dd in zip(doc.findall(".//dl/dt"), doc.findall(".//dl/dd"), strict=True)}
+    assert meta["seed"] == "0" and '"quick"' in meta["profile"]
+    assert list(tmp_path.glob(".index.*")) == []  # the temporary file was renamed into place
+
+
+def test_the_page_needs_no_network(tmp_path: Path) -> None:
+    text = write_index_html(tmp_path, _report(tmp_path)).read_text()
+    assert "http://" not in text and "https://" not in text and "<script" not in text
+
+
+def test_a_sweep_report_with_slopes_and_figures(tmp_path: Path) -> None:
+    figs = [_png(tmp_path / "rounds_vs_n.png", "n"), _png(tmp_path / "rounds_vs_Q.png", "Q")]
+    report = {
+        "spec": "fednmap_speedup",
+        "slopes": [{"method": "fednmap", "axis": "n", "slope": -1.01, "boot_low": -1.05, "boot_high": -0.97}],
+        "figures": figs,
+        "git_head": "abc123",
+    }
+    doc = _parse(write_index_html(tmp_path, report))
+    assert doc.find(".//h1").text == "fednmap_speedup"
+    assert [td.text for td in doc.findall(".//table[@class='slopes']/tbody/tr/td")] == ["fednmap", "n", "-1.01", "-1.05", "-0.97"]
+    assert [i.get("alt") for i in doc.findall(".//img[@class='plot']")] == figs
+
+
+def test_a_missing_plot_is_named_not_silently_dropped(tmp_path: Path) -> None:
+    report = _report(tmp_path)
+    (tmp_path / "custom.png").unlink()
+    text = write_index_html(tmp_path, report).read_text()
+    assert "missing plot: custom.png" in text
+
+
+@pytest.mark.parametrize("tex", [r"a \le b", r"\|\nabla f\|^2 \ge 0", r"\underbrace{x \le 1}_{\text{[derived]}}\ \Longrightarrow\ y"])
+def test_mathtext_rewrites_render(tex: str) -> None:
+    assert latex_png(tex)[:8] == PNG_MAGIC
+    assert r"\le " not in mathtext_compatible(tex) + " " and r"\underbrace" not in mathtext_compatible(tex)
+
+
+def test_unparsable_latex_is_shown_as_source(tmp_path: Path) -> None:
+    assert latex_png(r"\frac{1}{") is None
+    report = {"claims": [{"check_id": "x", "title": "t", "latex": r"\frac{1}{", "plot_files": []}]}
+    doc = _parse(write_index_html(tmp_path, report))
+    assert doc.find(".//p[@class='latex-source']/code").text == r"\frac{1}{"

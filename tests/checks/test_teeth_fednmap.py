@@ -1,0 +1,96 @@
+"""FedNMap's checks have teeth (issue 12): the quick-profile worst-case search finds planted bugs (a bound divided
+by twice its measured slack), its calibrated controls fire for their reason, the step-past-condition search
+returns the smallest violation without divergence, and the speedup note states the real step ratios."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fedbounds.checks.core.controls import fires_for_its_reason, why_not
+from fedbounds.checks.core.profiles import QUICK
+from fedbounds.checks.core.search import smallest_violating_factor
+from fedbounds.checks.core.verdict import compare
+from fedbounds.checks.fednmap import worst
+from fedbounds.checks.registry import CheckContext
+
+SEARCHED = ("fednmap.theorem8", "fednmap.theorem8.floor", "fednmap.lyapunov", "fednmap.nat_nor_relation")
+CTX = CheckContext(profile=QUICK, seed=0)
+
+
+def _quick_search(claim: str, scale: float, seed: int):
+    """The quick profile's search on ``claim`` with its bound times ``scale``, from a different seed and without
+    the default experiment as a start (so it has to find the bug, not replay it)."""
+    from fedbounds.checks.core.adversarial import search_worst
+
+    T_cap = int(QUICK.get(claim, "search_T_cap"))
+    budget = int(QUICK.get(claim, "search_budget"))
+    return search_worst(worst.objective(claim, T_cap=T_cap, scale=scale), worst.space(claim), budget=budget, seed=seed)
+
+
+@pytest.mark.parametrize("claim", SEARCHED)
+def test_quick_search_finds_a_bound_divided_by_twice_its_measured_slack(claim: str) -> None:
+    T_cap = int(QUICK.get(claim, "search_T_cap"))
+    measured = worst.objective(claim, T_cap=T_cap)(worst.default_start(claim))  # observed / bound = 1 / slack
+    assert 0 < measured <= 1.0 + 1e-9, "the claim itself must hold on its default experiment"
+    wc = _quick_search(claim, scale=measured / 2.0, seed=11)  # the bound divided by 2 x slack
+    assert wc.ratio > 1.0, f"planted bug not found: worst ratio {wc.ratio} at {wc.point}"
+
+
+@pytest.mark.parametrize("claim", SEARCHED)
+def test_calibrated_control_at_the_worst_case_fires_for_its_reason(claim: str) -> None:
+    wc = worst.search(claim, CTX)
+    assert wc.evaluations == int(QUICK.get(claim, "search_budget"))
+    v = worst.calibrated_at_worst(claim, wc, CTX)
+    assert fires_for_its_reason(v), why_not(v)
+    rec = v.details["control_record"]
+    assert rec["changed"] in ("bound", "kappa") and rec["violated_at"] not in (None, 0)
+    # the same comparison at the unscaled bound holds: the control fires because of the scale, nothing else
+    assert wc.ratio <= 1.0 + 1e-9
+
+
+def test_tightness_record_can_rebuild_the_worst_case() -> None:
+    wc = worst.search("fednmap.theorem8", CTX)
+    rec = worst.tightness_record(wc, quantity="q", T_cap=20000, slack_before=100.0)
+    assert rec["worst_ratio"] == wc.ratio and rec["seed"] == 0 and rec["evaluations"] == wc.evaluations
+    again = worst.objective("fednmap.theorem8", T_cap=20000)(rec["instance"])
+    assert again == pytest.approx(wc.ratio, rel=1e-12)
+
+
+def _synthetic(f: float):
+    """A claim violated from f = 37 on, and a run that diverges from f = 300 on."""
+    value = 2.0 if f >= 37 else 0.5
+    v = compare("c", f"x{f:g}", [value], [1.0], exact=True)
+    return v.with_details(diverged="overflow") if f >= 300 else v
+
+
+def test_smallest_violating_factor_bisects_to_the_threshold_without_divergence() -> None:
+    f, v, tried = smallest_violating_factor(_synthetic, refine=6)
+    assert v is not None and v.violated and not v.details.get("diverged")
+    assert 37 <= f < 37 * 2 ** (1 / 32)
+    assert [t[0] for t in tried[:6]] == [2, 4, 8, 16, 32, 64]
+
+
+def test_smallest_violating_factor_never_returns_a_diverged_run() -> None:
+    def only_diverges(f: float):
+        return _synthetic(max(f, 300.0)) if f >= 300 else compare("c", "x", [0.5], [1.0], exact=True)
+
+    f, v, tried = smallest_violating_factor(only_diverges, refine=3)
+    assert f is None and v is None and any(t[2] for t in tried)
+
+
+def test_speedup_note_states_the_real_step_ratios() -> None:
+    from fedbounds.checks.fednmap.common import make_instance
+    from fedbounds.checks.fednmap.speedup import SPEEDUP_SETUP, step_ratio_note, step_ratios
+
+    cfg = SPEEDUP_SETUP
+    base = make_instance("lasso", n=cfg["n0"], seed=0, heterogeneity=cfg["heterogeneity"], hessian_het=cfg["hessian_het"])
+    c = base.constants
+    from fedbounds.checks.fednmap.common import theorem5_parameters
+
+    eh0 = cfg["eta_hat_factor"] * theorem5_parameters(c["L"].value, c["rho"].value, Q=2, m=1).eta_hat
+    ratios = step_ratios(c["L"].value, c["rho"].value, eh0, [(1, 2), (4, 2), (1, 8)])
+    note = step_ratio_note(ratios)
+    ea = float(re.search(r"eta_a (\d+)x", note).group(1))
+    assert ea > 100, "the sweep's eta_a = 0.2/Q is two orders past Theorem 5's bound (the audit measured 222x), not 4x"
+    assert "eta_hat 4x to 16x" in note  # eta_hat = 4 eta_hat_max n Q/(n0 Q0): 4x at the base, 16x at nQ = 16
