@@ -88,6 +88,8 @@ def _full(c: Claim) -> str:
         lines.append(f"  variables:  {', '.join(c.variables)}")
     if c.hypotheses:
         lines.append(f"  hypotheses: {'; '.join(str(h) for h in c.hypotheses)}")
+        if c.hypotheses_status is not c.status:
+            lines.append(f"  hypotheses status: {c.hypotheses_status.value} (the conclusion is {c.status.value})")
     if c.unknowns:
         lines.append(f"  unknowns:   {', '.join(s.name for s in c.unknowns)}")
     lines.append(f"  depends on: {', '.join(c.depends_on) or '-'}")

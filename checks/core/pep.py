@@ -346,3 +346,19 @@ def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_t
     if all(v is not None and v > bound + tol for v in cert.values.values()):
         return "violated"
     return "inconclusive"
+
+
+def check_positive(name: str, value: float) -> float:
+    """``value`` as a float, or a ValueError naming ``name`` unless it is finite and > 0."""
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return v
+
+
+def check_nonnegative(name: str, value: float) -> float:
+    """``value`` as a float, or a ValueError naming ``name`` unless it is finite and >= 0."""
+    v = float(value)
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return v

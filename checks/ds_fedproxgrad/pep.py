@@ -50,7 +50,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify
+from fedbounds.checks.core.pep import (
+    DEFAULT_ABS_TOL,
+    DEFAULT_REL_TOL,
+    DEFAULT_SOLVERS,
+    Certificate,
+    certify,
+    check_nonnegative,
+    check_positive,
+)
 
 __all__ = [
     "PhiResult",
@@ -63,18 +71,7 @@ __all__ = [
 ]
 
 
-def _positive(name: str, value: float) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return v
-
-
-def _nonneg(name: str, value: float) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return v
+_positive, _nonneg = check_positive, check_nonnegative
 
 
 def theory_values(L_f: float, L_r: float, lam: float, B: float, eta: float, gamma_r: float) -> dict[str, float]:

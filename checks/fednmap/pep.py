@@ -84,7 +84,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify
+from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, check_positive
 
 __all__ = [
     "ConstantsResult",
@@ -108,18 +108,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------------------------
-def _positive(name: str, value: float) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return v
-
-
-def _nonneg(name: str, value: float) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return v
+_positive, _nonneg = check_positive, check_nonnegative
 
 
 def _int(name: str, value: int, low: int) -> int:
