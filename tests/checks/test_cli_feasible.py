@@ -219,3 +219,12 @@ def test_plot_unwritable_path_is_one_line(tmp_path, capsys: pytest.CaptureFixtur
 
 def test_axes_without_plot_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
     _one_line_exit_2([*FEDNMAP, "--axes", "eta_a,eta_s"], capsys, "--axes", "--plot")
+
+
+def test_a_missing_noise_level_is_bad_input_not_an_internal_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by the CLI fuzz (dev profile): without --sigma the constant-step floor used to end in exit 70."""
+    from fedbounds.checks.cli import main
+
+    assert main(["feasible", "ds-fedproxgrad", "--L-f", "0.45", "--G", "0.3", "--B", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sigma" in err[0] and "internal error" not in err[0]

@@ -304,6 +304,9 @@ def _floor_terms() -> tuple[TermSpec, TermSpec]:
 
 def constant_step_floor(pt: Point) -> None:
     """The constant-step floor (notes 1.6) at the point's eta and gamma_r, as extra terms and a note."""
+    missing = sorted(str(s) for s in _solved()["constant_floor"].free_symbols if s not in pt.env)
+    if missing:
+        raise ValueError(f"the constant-step floor of Theorem 5.3 needs {', '.join(missing)}: give it (e.g. --sigma for sigma^2)")
     terms = tuple(make_term(t, pt.env, pt) for t in _floor_terms())
     floor = evaluate(_solved()["constant_floor"], pt.env)
     eta_c, gam_c, eps = pt.env[eta], pt.env[gamma_r], pt.eps
