@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import shutil
-import sys
 import tempfile
 import time
 import traceback
@@ -37,10 +36,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) -> list[tuple[CheckSpec, CheckResult]]:
     """Run ``specs`` in order; an exception inside a check becomes a result with ``error`` set."""
-    from tqdm import tqdm
+    from fedbounds.checks.core.progress import LineProgress
+    from fedbounds.checks.core.progress import progress as make_progress
 
     pairs: list[tuple[CheckSpec, CheckResult]] = []
-    bar = tqdm(total=len(specs), disable=not progress, file=sys.stderr, unit="claim", dynamic_ncols=True)
+    bar = make_progress(len(specs), unit="claim", enabled=progress)
     try:
         for spec in specs:
             bar.set_description(spec.check_id)
@@ -57,7 +57,10 @@ def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) 
                 res = CheckResult(spec.check_id, error=f"{type(exc).__name__}: {exc} ({Path(tb.filename).name}:{tb.lineno})")
             res.elapsed = time.perf_counter() - t0
             pairs.append((spec, res))
-            bar.update(1)
+            if isinstance(bar, LineProgress):
+                bar.update(1, result="error" if res.error else res.verdict)
+            else:
+                bar.update(1)
     finally:
         bar.close()
     return pairs

@@ -31,6 +31,9 @@ class LineProgress:
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
         self._postfix = text
 
+    def set_postfix(self, refresh: bool = True, **values: object) -> None:
+        self._postfix = ", ".join(f"{k}={v}" for k, v in values.items())
+
     def update(self, k: int = 1, *, result: str = "") -> None:
         """Count ``k`` finished items and write their line (``result``: a short outcome, e.g. a verdict)."""
         self.n += k

@@ -19,7 +19,6 @@ import importlib
 import multiprocessing
 import os
 import select
-import sys
 import threading
 import time
 from collections import deque
@@ -292,18 +291,10 @@ class _DaskBackend(_Backend):
 
 
 def _progress(total: int, initial: int, desc: str, enabled: bool) -> Any:
-    from tqdm import tqdm
+    """A bar on a terminal, one line per finished cell in a log (``fedbounds.checks.core.progress``)."""
+    from fedbounds.checks.core.progress import progress
 
-    return tqdm(
-        total=total,
-        initial=initial,
-        desc=desc,
-        unit="cell",
-        file=sys.stderr,
-        disable=not enabled,
-        dynamic_ncols=True,
-        smoothing=0.1,
-    )
+    return progress(total, initial=initial, desc=desc, unit="cell", enabled=enabled)
 
 
 def run_sweep(
