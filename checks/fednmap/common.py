@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from fedbounds.checks.core.cache import cached, clear_cache  # noqa: F401 (re-exported for the paper's checks)
+from fedbounds.checks.core.cache import cached
 from fedbounds.checks.core.formulas import evaluate
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc

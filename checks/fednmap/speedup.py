@@ -110,7 +110,8 @@ def _speedup_params(engine: str, extra: dict, gamma: float, eta_hat: float, eta_
 
 def _gap_curve(engine: str, problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float) -> np.ndarray:
     from fedbounds.algorithms.run import run
-    from fedbounds.checks.fednmap.common import cached, gaussian_oracle
+    from fedbounds.checks.core.cache import cached
+    from fedbounds.checks.fednmap.common import gaussian_oracle
 
     key = ("speedup", engine, problem.name, repr(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2)
 
