@@ -1,4 +1,4 @@
-"""Baseline algorithms run beside FedNMap, vectorised over (R replicas, n clients, p), per ``papers/baselines.md``.
+"""Baseline algorithms run beside FedNMap, vectorised over (R replicas, n clients, p), per ``docs/baselines.md``.
 
 Notation of the FedNMap paper: n clients, Q local steps, round t, client step eta_a, server step eta_s,
 g_i(x) one stochastic gradient of f_i at x. Every algorithm draws its gradients at round t, local step l from

@@ -1,7 +1,7 @@
 """FedNMap (Huang, Pu, Johansson, arXiv 2602.03357), Algorithm 1 as reconstructed.
 
 Problem: min_x psi(x) = f(x) + phi(x), f = (1/n) sum_i f_i, each f_i L-smooth, phi rho-weakly convex (eq. (1)).
-Specification: ``papers/fednmap-reconstruction.md``, pseudocode of section 2.6. One round t:
+Specification: ``docs/fednmap-reconstruction.md``, pseudocode of section 2.6. One round t:
 
     x_t = prox_{gamma phi}(z_t),  v_t = (z_t - x_t) / gamma                      (frozen during the round, §2.2 [D])
     client i:  z_i^0 = z_t;  for l = 0..Q-1:

@@ -98,20 +98,36 @@ __all__ = [
 _loaded: set[str] = set()
 
 
-def _load_papers() -> None:
-    """Register the declarations of every paper package in the registry (``<package>.feasibility``)."""
+def _paper_modules() -> list[Any]:
+    """Each paper package's ``feasibility`` module (papers without one are skipped)."""
+    modules = []
     for package in PAPER_PACKAGES:
-        if package in _loaded:
-            continue
-        _loaded.add(package)
         try:
-            module = importlib.import_module(f"{package}.feasibility")
+            modules.append(importlib.import_module(f"{package}.feasibility"))
         except ModuleNotFoundError as exc:
             if exc.name != f"{package}.feasibility":
                 raise
+    return modules
+
+
+def _load_papers() -> None:
+    """Register the declarations of every paper package in the registry (``<package>.feasibility``)."""
+    for module in _paper_modules():
+        if module.__name__ in _loaded:
             continue
+        _loaded.add(module.__name__)
         for spec in getattr(module, "DECLARATIONS", ()):
             register_theorem(spec, replace=True)
+
+
+def report_sections(result: Any) -> tuple[Any, ...]:
+    """The extra sections the result's paper adds to its report (its ``feasibility.report_sections`` hook, if any;
+    FedNMap: the PEP-certified steps)."""
+    for module in _paper_modules():
+        hook = getattr(module, "report_sections", None)
+        if hook is not None and result.theorem in {s.name for s in getattr(module, "DECLARATIONS", ())}:
+            return tuple(hook(result))
+    return ()
 
 
 _load_papers()

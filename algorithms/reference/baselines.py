@@ -1,4 +1,4 @@
-"""The baselines of ``papers/baselines.md``, written with plain loops: for each replica, for each client, for each
+"""The baselines of ``docs/baselines.md``, written with plain loops: for each replica, for each client, for each
 local step, one stochastic gradient g = grad f_i(x) + xi[r, i] on that client's own point (``client_grad`` and the
 replayed noise of ``round_noise``, see ``fedbounds.algorithms.reference._common``).
 

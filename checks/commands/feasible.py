@@ -161,19 +161,20 @@ def run(args: argparse.Namespace) -> int:
         path = plot_region(result, _axes(args.axes), args.plot)
         plot_message = f"feasible-region plot ({args.axes}) written to {path}"
 
+    sections = report_sections(result)
     if args.json:
-        data = result.to_dict()
+        data = result.to_dict() | {sec.key: sec.data for sec in sections}
         if plot_message:
             data["plot"] = str(args.plot)
         print(json.dumps(data, indent=2, default=str))
         if plot_message:
             print(plot_message, file=sys.stderr)
     elif args.latex:
-        print(result.to_latex())
+        print(with_latex_lines(result.to_latex(), [sec.latex for sec in sections if sec.latex]))
         if plot_message:
             print(plot_message, file=sys.stderr)
     else:
-        print(render_text(result))
+        print(render_text(result, sections))
         if plot_message:
             print(plot_message)
     return 0
@@ -311,8 +312,31 @@ def _table1_text(result: Any) -> list[str]:
     return out
 
 
-def render_text(result: Any) -> str:
-    """The readable report: conditions table, binding condition, largest step sizes, guarantee, Table 1."""
+def report_sections(result: Any) -> tuple[Any, ...]:
+    """The paper's extra report sections (:func:`fedbounds.theory.feasibility.report_sections`)."""
+    from fedbounds.theory.feasibility import report_sections as sections
+
+    return sections(result)
+
+
+def with_latex_lines(tex: str, lines: list[str]) -> str:
+    """``tex`` (an ``align*``) with ``lines`` added before its ``\\end{align*}``."""
+    if not lines:
+        return tex
+    head, sep, tail = tex.rpartition(r"\end{align*}")
+    return head + "".join(f"{line}\n" for line in lines) + sep + tail if sep else tex + "\n" + "\n".join(lines)
+
+
+def _sections_text(sections: tuple[Any, ...]) -> list[str]:
+    out: list[str] = []
+    for sec in sections:
+        out += ["", sec.title, *sec.lines]
+    return out
+
+
+def render_text(result: Any, sections: tuple[Any, ...] = ()) -> str:
+    """The readable report: conditions table, binding condition, largest step sizes, guarantee, Table 1, and the
+    paper's extra ``sections`` (:func:`report_sections`)."""
     out = [f"{result.title}  [{result.theorem}]"]
     out.append("constants: " + ", ".join(f"{k} = {_fmt(v)}" for k, v in result.constants.items()))
     given = set(result.given)
@@ -326,6 +350,7 @@ def render_text(result: Any) -> str:
     out += _binding_text(result)
     out += _guarantee_text(result)
     out += _table1_text(result)
+    out += _sections_text(sections)
     if result.notes:
         out.append("")
         out.append("Notes")

@@ -47,7 +47,11 @@ __all__ = [
     "SCS_OPTIONS",
     "Certificate",
     "SolverRun",
+    "certificate_record",
     "certify",
+    "check_nonnegative",
+    "check_positive",
+    "pep_verdict",
     "solve_once",
     "verdict",
 ]
@@ -362,3 +366,39 @@ def check_nonnegative(name: str, value: float) -> float:
     if not (math.isfinite(v) and v >= 0):
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return v
+
+
+def certificate_record(cert: Certificate) -> dict[str, Any]:
+    """What a report shows of a certificate: status, value, per-solver value / status / duality gap / seconds,
+    the Gram dimension and the agreement tolerances (JSON-safe, no Gram matrices)."""
+    return {
+        "pep_status": cert.status,
+        "value": cert.value,
+        "gram_dim": cert.gram_dim,
+        "rel_tol": cert.rel_tol,
+        "abs_tol": cert.abs_tol,
+        "solvers": {
+            r.solver: {"value": r.dual, "status": r.status, "gap": r.gap, "seconds": round(r.seconds, 3),
+                       "primal_violation": r.primal_violation}
+            for r in cert.runs
+        },
+    }
+
+
+def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, **details: Any) -> Any:
+    """A :class:`fedbounds.checks.core.verdict.Verdict` for the claim ``worst case <= bound`` from a certificate.
+
+    The status is :func:`verdict`'s (never ``holds`` unless certified); ``observed`` is the certified worst
+    case (+inf when unbounded, nan when inconclusive); the details carry :func:`certificate_record` and the
+    ratio worst / bound, so the report shows the worst case, the paper's bound, their ratio, the solver
+    statuses and the duality gaps.
+    """
+    from fedbounds.checks.core.verdict import Verdict, slack_of
+
+    status = verdict(cert, bound)
+    observed = math.nan if cert.value is None else float(cert.value)
+    slack = math.nan if cert.value is None else slack_of(bound, observed)
+    ratio = None if cert.value is None or bound == 0 else observed / bound
+    return Verdict(claim_id=claim_id, instance=instance, observed=observed, bound=float(bound), ci_low=observed,
+                   ci_high=observed, status=status, slack=slack, exact=True,
+                   details={"pep": certificate_record(cert), "ratio": ratio, **details})

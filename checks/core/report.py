@@ -62,6 +62,28 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(out)
 
 
+def _pep_rows(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> list[list[str]]:
+    """One row per PEP verdict or control (``details['pep']``, :func:`fedbounds.checks.core.pep.certificate_record`)."""
+    rows = []
+    for spec, res in pairs:
+        for v in [*res.verdicts, *res.negatives]:
+            pep = v.details.get("pep")
+            if not isinstance(pep, dict):
+                continue
+            solvers = pep.get("solvers", {})
+            gaps = [abs(float(r["gap"])) for r in solvers.values() if r.get("gap") is not None]
+            ratio = v.details.get("ratio")
+            point = str(v.details.get("control", v.instance)) if "control" in v.details else v.instance
+            rows.append([
+                spec.check_id + (" (control)" if "control" in v.details else ""), point, f"{v.observed:.6g}",
+                f"{v.bound:.6g}", "-" if ratio is None else f"{float(ratio):.4g}", str(pep.get("pep_status")),
+                ", ".join(f"{k} {r['status']}" for k, r in solvers.items()),
+                f"{max(gaps):.1e}" if gaps else "-", str(pep.get("gram_dim")),
+                f"{sum(float(r.get('seconds') or 0) for r in solvers.values()):.2f}",
+            ])
+    return rows
+
+
 def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
     """The claims table (claim, paper label, status, verdict, worst slack, tightness: the worst observed / bound
     found by the adversarial search, instances tried) and the table of negative controls (each must read
@@ -84,6 +106,11 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
     if neg_rows:
         text += "\n\nNegative controls (each must be violated):\n"
         text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"])
+    pep_rows = _pep_rows(pairs)
+    if pep_rows:
+        text += "\n\nPEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):\n"
+        text += _table(pep_rows, ["claim", "point", "worst case", "bound", "ratio", "certificate", "solvers", "max |gap|",
+                                  "gram", "seconds"])
     errors = [(s.check_id, r.error) for s, r in pairs if r.error]
     if errors:
         text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)

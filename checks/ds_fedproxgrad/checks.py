@@ -6,7 +6,9 @@ Corollary's finite-horizon bound, and the constant-step floor (notes section 1.6
 * ``ds.lemma5_2`` (Lemma 5.2, eq. (14)): E F(x^{r+1}) - E F(x^r) <= -eta_r Phi_r E||grad F(x^r)||^2 + Xi_r with
   Phi_r = 1/4 from r_0 on (r_0 explicit, notes 1.4), checked as E[F(x^{r+1}) - F(x^r) + eta_r/4 ||grad F||^2]
   <= Xi_r every round (Monte Carlo with sigma^2 > 0; exact when deterministic).
-* ``ds.theorem5_3`` (Theorem 5.3): decaying steps drive E||grad F||^2 below the constant-step floor.
+* ``ds.theorem5_3`` (Theorem 5.3): decaying steps drive E||grad F||^2 below the constant-step floor (a finite-horizon
+  proxy of the limit; not implied by the theorem, so its search is recorded as ``tightness["proxy_search"]``; the
+  quantitative decaying-step bound is ``ds.corollary_decaying``, :mod:`fedbounds.checks.ds_fedproxgrad.decaying`).
 * ``ds.corollary_ii`` (Corollary (ii), eq. (26), constants from notes 1.6): with eta = c/sqrt(R) the average
   (1/R) sum_{r<R} E||grad F(x^r)||^2 meets 4 Delta_0/(c sqrt R) + 6 L_F sigma^2 c/sqrt R + 5 C_e K_e^2 c_gamma^2 c^2/R.
 * ``ds.constant_step_floor`` (notes 1.6, derived): with a constant step the average meets
@@ -387,7 +389,9 @@ def check_theorem5_3(ctx: CheckContext) -> CheckResult:
     """Constant eta = 1/(6 L_F) vs eta_r = c/(r+1)^alpha (alpha = 0.6, c = 1/(6 L_F)), same seeds, sigma^2 > 0:
     E||grad F||^2 over the last 20% of rounds must fall below the constant-step plateau (paired replicas).
     Control: the plateau times half the worst tail / plateau ratio found by the search (calibrated). The theorem is
-    a limit, so each searched run gets the default's total step sum_r eta_r (its own horizon, capped)."""
+    a limit, so each searched run gets the default's total step sum_r eta_r (its own horizon, capped). The T-round
+    comparison is a proxy the theorem does not imply: its search goes to ``tightness["proxy_search"]`` and the table's
+    cell is ``tightness["summary"]`` (the claim's tightness is ``ds.corollary_decaying``'s)."""
     prof = ctx.profile
     T = prof.rounds(int(prof.get("ds.theorem5_3", "T", 1200)))
     res = CheckResult("ds.theorem5_3")
@@ -418,7 +422,11 @@ def check_theorem5_3(ctx: CheckContext) -> CheckResult:
     res.plots.append(plot)
     # the derived constant-step floor 6 L_F sigma^2 eta (notes 1.6) beside the measured plateau
     vals = measured_constants(problem, const, sigma2=0.5)
-    res.tightness["search"] = {**worst.to_dict(), "instance_knobs": knobs_of(worst.point), "searched": searched(_THM53_DIMS),
+    # the theorem is a limit (liminf = 0): the T-round proxy is not implied by it, so its search is no tightness of the claim
+    # (format_tightness reads "search" first); the claim's quantitative form is ds.corollary_decaying (notes 1.6)
+    res.tightness["summary"] = (f"asymptotic; proxy worst {worst.ratio:.3g} "
+                                f"({'not implied' if worst.ratio > 1 else 'holds'}); see ds.corollary_decaying")
+    res.tightness["proxy_search"] = {**worst.to_dict(), "instance_knobs": knobs_of(worst.point), "searched": searched(_THM53_DIMS),
                      "search_T": Ts, "worst_T": Tw,
                      "horizon_rule": f"each searched run lasts until its decaying schedule's sum of eta_r matches the default's over "
                      f"{Ts} rounds (at most {cap})", "meaning": "decaying tail / constant plateau",

@@ -40,7 +40,8 @@ Size: the Gram matrix has 3N + 2 leaves (N gradients at x, N errors, N gradients
 8 at N = 2; each certificate takes well under a second.
 
 Reference: Arif, DS FedProxGrad (arXiv 2512.08671) Lemma 5.2, eqs. (10), (16), (20)-(22);
-papers/fedproxgrad-notes.md section 1.4 (the threshold 1/(sqrt(10) B) is derived there); PEPit (Goujaud et al.).
+docs/ds-fedproxgrad-notes.md §1.4 (the threshold 1/(sqrt(10) B) is derived there, row (21)); PEPit (Goujaud et al.).
+The checks built on this module (``fedbounds check --claim ds.pep``): :mod:`fedbounds.checks.ds_fedproxgrad.pep_checks`.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from fedbounds.checks.core.pep import (
 )
 
 __all__ = [
+    "Certifier",
     "PhiResult",
     "build_lemma52_pep",
     "largest_absorbed_gamma",
@@ -73,13 +75,18 @@ __all__ = [
 
 _positive, _nonneg = check_positive, check_nonnegative
 
+#: what solves a PEP: a builder (:func:`build_lemma52_pep`) -> its :class:`Certificate`
+Certifier = Callable[[Callable[[], Any]], Certificate]
+
 
 def theory_values(L_f: float, L_r: float, lam: float, B: float, eta: float, gamma_r: float) -> dict[str, float]:
     """The paper's numbers at these parameters, evaluated from the theory layer's sympy (never retyped here).
 
     ``L_F`` (A1(i)), ``eta_max`` = 1/(6 L_F) (A4(iv)), ``Phi`` = 1/4 (Lemma 5.2), ``Phi_r`` (the proof's
-    coefficient before absorption), ``gamma_absorb`` = 1/(sqrt(10) B), ``xi`` = Xi / G_r^2 at G = sigma = 0
-    (the deterministic remainder per unit ||grad r(x)||^2), ``exact_prox_gamma`` = L_f eta/(1 - L_f eta).
+    coefficient before absorption), ``gamma_absorb`` = 1/(sqrt(10) B), ``gamma_absorb_exact`` (the proof's own
+    threshold at this eta, ds.absorption's extra 'exact'; nan when 3 L_F eta > 1, where the proof never absorbs),
+    ``xi`` = Xi / G_r^2 at G = sigma = 0 (the deterministic remainder per unit ||grad r(x)||^2),
+    ``exact_prox_gamma`` = L_f eta/(1 - L_f eta) (inf when L_f eta >= 1: no strongly convex local problem).
     """
     from fedbounds.theory.core.evaluate import evaluate
     from fedbounds.theory.ds_fedproxgrad import formulas as ds
@@ -93,9 +100,18 @@ def theory_values(L_f: float, L_r: float, lam: float, B: float, eta: float, gamm
         "Phi": evaluate(ds.Phi, v),
         "Phi_r": evaluate(ds.Phi_r, v),
         "gamma_absorb": evaluate(ds.absorption_gamma_max, v),
+        "gamma_absorb_exact": _real_or_nan(evaluate, ds.absorption_gamma_exact, v),
         "xi": evaluate(ds.Xi, v),
-        "exact_prox_gamma": evaluate(ds.exact_prox_gamma, v),
+        "exact_prox_gamma": evaluate(ds.exact_prox_gamma, v) if L_f * eta < 1 else math.inf,
     }
+
+
+def _real_or_nan(evaluate: Callable[..., float], expr: Any, values: dict[str, float]) -> float:
+    """``evaluate(expr, values)``, or nan where the expression is not real there (a negative radicand)."""
+    try:
+        return evaluate(expr, values)
+    except TypeError:
+        return math.nan
 
 
 def _check(L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamma_r: float, N: int,
@@ -179,12 +195,18 @@ def build_lemma52_pep(
 def lemma52_pep(
     L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamma_r: float, xi: float,
     N: int = 2, local: str = "inexact", solvers: Sequence[str] = DEFAULT_SOLVERS, rel_tol: float = DEFAULT_REL_TOL,
+    certifier: Certifier | None = None,
 ) -> Certificate:
     """Worst w = max F(x+) - F(x) - xi ||grad r(x)||^2 over ||grad F(x)||^2 = 1; Phi_PEP = -w/eta.
 
     ``xi`` is the deterministic remainder coefficient (``theory_values(...)["xi"]``; 0 drops the remainder).
+    ``certifier`` (a builder -> :class:`Certificate`, e.g. one that retries SCS with other settings) replaces
+    ``certify(build, solvers, rel_tol)`` when given.
     """
-    return certify(build_lemma52_pep(L_f, L_r, lam, B, eta, gamma_r, xi, N, local), solvers=solvers, rel_tol=rel_tol)
+    build = build_lemma52_pep(L_f, L_r, lam, B, eta, gamma_r, xi, N, local)
+    if certifier is not None:
+        return certifier(build)
+    return certify(build, solvers=solvers, rel_tol=rel_tol)
 
 
 def lemma52_margin_pep(
@@ -214,14 +236,14 @@ class PhiResult:
 def largest_phi(
     L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamma_r: float, N: int = 2,
     local: str = "inexact", remainder: bool = True, solvers: Sequence[str] = DEFAULT_SOLVERS,
-    rel_tol: float = DEFAULT_REL_TOL,
+    rel_tol: float = DEFAULT_REL_TOL, certifier: Certifier | None = None,
 ) -> PhiResult:
     """The largest Phi for which Lemma 5.2's deterministic descent holds over the class, beside the paper's.
 
     ``remainder`` False drops Xi (then the descent must hold with no additive term).
     """
     tv = theory_values(L_f, L_r, lam, B if B is not None else 1.0, eta, gamma_r)
-    cert = lemma52_pep(L_f, L_r, lam, B, eta, gamma_r, tv["xi"] if remainder else 0.0, N, local, solvers, rel_tol)
+    cert = lemma52_pep(L_f, L_r, lam, B, eta, gamma_r, tv["xi"] if remainder else 0.0, N, local, solvers, rel_tol, certifier)
     if cert.certified and cert.value is not None:
         phi: float | None = -cert.value / eta
     elif cert.unbounded:
@@ -234,19 +256,22 @@ def largest_phi(
 def largest_absorbed_gamma(
     L_f: float, L_r: float, lam: float, B: float, eta: float, N: int = 2, gamma_max: float = 4.0,
     tol: float = 1e-3, remainder: bool = True, solvers: Sequence[str] = DEFAULT_SOLVERS,
-    rel_tol: float = DEFAULT_REL_TOL,
+    rel_tol: float = DEFAULT_REL_TOL, certifier: Certifier | None = None,
 ) -> tuple[float | None, float, int]:
     """Largest gamma_r in [0, gamma_max] with certified Phi_PEP >= Phi_paper (1/4), by bisection to ``tol``.
 
     Returns (gamma, 1/(sqrt(10) B) from the theory layer, number of solves); gamma None when even gamma_r = 0
-    fails, ``gamma_max`` when it never fails. A probe that is not certified counts as failing (conservative).
+    fails, ``gamma_max`` when it never fails. A probe that is not certified counts as failing (conservative: the
+    result stays a certified lower bound on the threshold, but one inconclusive probe can stop it far below; measured:
+    1.70 instead of about 2.0 x 1/(sqrt(10) B) at eta = 1/(12 L_F), N = 2, where SCS stalls at ``optimal_inaccurate``).
+    ``certifier``: as in :func:`lemma52_pep` (e.g. one that retries SCS with other settings).
     """
     solves = 0
 
     def ok(g: float) -> bool:
         nonlocal solves
         solves += 1
-        res = largest_phi(L_f, L_r, lam, B, eta, g, N, "inexact", remainder, solvers, rel_tol)
+        res = largest_phi(L_f, L_r, lam, B, eta, g, N, "inexact", remainder, solvers, rel_tol, certifier)
         return res.Phi is not None and res.Phi >= res.Phi_paper
 
     thr = theory_values(L_f, L_r, lam, B, eta, 0.0)["gamma_absorb"]

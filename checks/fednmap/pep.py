@@ -63,14 +63,17 @@ invariant under permuting clients, so a client-symmetric optimum exists; we do n
 has no symmetry reduction), so the Gram size still grows with n. Measured: the worst case is the same for
 n = 1, 2, 3 at every (Q, T) we ran, and n = 1 (identical clients) is always a lower bound.
 
-Numerics (measured, see the closing report). At Theorem 5's printed steps (eta_hat L ~ 2e-3) these SDPs are
-ill-conditioned: Clarabel stops with InsufficientProgress or "optimal_inaccurate" and SCS is inaccurate, even
-for a 3 x 3 Gram matrix (plain gradient descent at step 1e-3 already shows it). Certificates are then
-``inconclusive``, as they must be. The margin form (``build_lyapunov_pep(margin_coef=...)``: compact, value 0
-when the claim holds) solves at n = Q = T = 1 but not beyond.
+Numerics (measured; docs/fednmap-reconstruction.md §10). At Theorem 5's printed steps (eta_hat L ~ 2e-3) these
+SDPs are badly conditioned, and whether a solver reports ``optimal`` depends on the scale of the budget: at one
+budget SCS says ``unbounded_inaccurate`` where at 100 times it is ``optimal`` and agrees with Clarabel.
+:func:`descent_check` therefore retries at budgets 1, 10, 100 and 1000 (exact by homogeneity). With that, 20 of the
+24 points of the committed grid certify, among them every Q = 1 point at the printed steps; the Q = 2 points at the
+printed steps stay ``inconclusive``, as they must when no solver converges. The margin form
+(``build_lyapunov_pep(margin_coef=...)``: compact, value 0 when the claim holds) solves at n = Q = T = 1 only.
+Measure (b) at the printed steps (contraction of order 1e-4) is below SCS's accuracy: inconclusive.
 
 Reference: PEP: Drori and Teboulle (2014), Taylor, Hendrickx, Glineur (2017); PEPit (Goujaud et al. 2024);
-normal map: Qiu, Milzarek et al. (2023); the algorithm: papers/fednmap-reconstruction.md sections 2 and 4.
+normal map: Qiu, Milzarek et al. (2023); the algorithm: docs/fednmap-reconstruction.md §2 and §4; the results: §10.
 Parameters (L, rho, gamma, eta_a, eta_s, the descent coefficient d, mu) are passed in as numbers; the paper's
 values come from the theory layer through :func:`theorem5_steps`, :func:`descent_coefficient` and
 :func:`theorem8_exponent` (``fedbounds.theory.fednmap.formulas``), never retyped here.
@@ -424,7 +427,7 @@ def descent_check(
     :func:`fedbounds.checks.core.pep.verdict` with bound 1. Whether a solver reports ``optimal`` depends on the
     scale of the SDP, not only on the problem (measured: the same (2,2,2) PEP is ``optimal`` at budget 1 and
     ``optimal_inaccurate`` at budget d T). So when the first certificate is neither certified nor unbounded,
-    the same PEP is solved at the budgets in ``budgets`` (default 1 and 10) and the first certified one is
+    the same PEP is solved at the budgets in ``budgets`` (default 1, 10, 100, 1000) and the first certified one is
     returned, its values rescaled by homogeneity to budget d T (exact: the PEP is homogeneous of degree 1 in
     the budget). Otherwise the first certificate is returned.
     """
@@ -435,7 +438,7 @@ def descent_check(
                          budget=dT, solvers=solvers, rel_tol=rel_tol)
     if first.certified or first.unbounded:
         return first
-    for b in (1.0, 10.0) if budgets is None else budgets:
+    for b in (1.0, 10.0, 100.0, 1000.0) if budgets is None else budgets:
         cert = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
                             budget=b, solvers=solvers, rel_tol=rel_tol)
         if cert.certified or cert.unbounded:
@@ -487,9 +490,11 @@ def smallest_constants(
     width ``C_0_tol``. A probe *meets* when every solver in ``search_solvers`` is ``optimal`` (after its one
     retry), they agree, and the value is <= 1 (inaccurate answers proposed spurious points in trials). The proposal is then
     certified by every solver in ``solvers``; if that certificate is not ``certified`` (solvers struggle at
-    the boundary, where the ratio is 1), C_0 is raised by factors (1 + C_0_tol) up to 4 times. The set of
-    meeting C_0 need not be an interval (measured: the worst case is finite only above a threshold, and the
-    threshold, not the descent coefficient, is what binds); the result is the smallest *probed* one. It is a
+    the boundary, where the ratio is 1), C_0 is raised by factors (1 + C_0_tol) up to 4 times, then by
+    ``grid_factor`` up to 4 times, until a two-solver certificate with ratio <= 1 is found (else the last
+    certificate is returned, and its status says it is not evidence). The set of meeting C_0 need not be an
+    interval (measured: the worst case is finite only between thresholds, C_0 >= 1/(gamma L) being unbounded at
+    the scoping point); the result is the smallest *probed* one. It is a
     *reconstructed* constant (the smallest the PEP certifies at this grid point), not the paper's.
     """
     _positive("C_0_max", C_0_max)
@@ -530,10 +535,11 @@ def smallest_constants(
                 else:
                     lo = mid
         cert = cert_at(hi, solvers)
-        for _ in range(4):
-            if cert.certified:
+        steps = [1 + C_0_tol] * 4 + [grid_factor] * 4  # small bumps, then up the probe grid's ratio
+        for factor in steps:
+            if cert.certified and cert.value is not None and cert.value <= 1.0:
                 break
-            hi *= 1 + C_0_tol
+            hi *= factor
             cert = cert_at(hi, solvers)
         out.append(ConstantsResult(float(C_c), hi, cert.value, cert, solves, time.perf_counter() - t0))
     return out

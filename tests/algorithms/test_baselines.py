@@ -1,4 +1,4 @@
-"""Specification tests of the baselines (papers/baselines.md): fixed points, biases, reductions, validation.
+"""Specification tests of the baselines (docs/baselines.md): fixed points, biases, reductions, validation.
 
 x* comes from ``LeastSquares.solution()`` (certified centralised solver) or, for smooth quadratics, from a
 linear solve here; neither shares code with the algorithms.

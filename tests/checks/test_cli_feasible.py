@@ -228,3 +228,10 @@ def test_a_missing_noise_level_is_bad_input_not_an_internal_error(capsys: pytest
     assert main(["feasible", "ds-fedproxgrad", "--L-f", "0.45", "--G", "0.3", "--B", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "sigma" in err[0] and "internal error" not in err[0]
+
+
+def test_theorem8_without_sigma_leaves_the_floor_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    # the floor 36 sigma^2/(m n mu Q) has no value without --sigma: reported as unknown, never an internal error
+    assert main(["feasible", "fednmap", "--L", "4", "--rho", "0.4", "--n", "2", "--Q", "1", "--mu", "0.1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["guarantee"]["floor"] is None

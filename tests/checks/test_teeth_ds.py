@@ -17,7 +17,10 @@ from fedbounds.checks.ds_fedproxgrad import checks as dsc
 from fedbounds.checks.registry import CheckContext, CheckResult, get_check
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
-DS_QUANTITATIVE = ("ds.lemma5_2", "ds.lemma5_1", "ds.theorem5_3", "ds.corollary_ii", "ds.constant_step_floor")
+DS_QUANTITATIVE = ("ds.lemma5_2", "ds.lemma5_1", "ds.theorem5_3", "ds.corollary_ii", "ds.constant_step_floor", "ds.corollary_decaying")
+#: where a check records its search when that search is not the claim's tightness: Theorem 5.3 is a limit, and its
+#: check's T-round comparison a proxy the theorem does not imply (its table cell is tightness["summary"])
+SEARCH_KEY = {"ds.theorem5_3": "proxy_search"}
 ERRATA = {"erratum.ds_phi_prefix": "violated", "erratum.constant_gamma_floor": "holds",
           "erratum.ds_inexactness_gradient_step": "holds"}
 _RESULTS: dict[str, CheckResult] = {}
@@ -43,7 +46,7 @@ def test_every_control_fires_for_its_reason(check_id: str) -> None:
 @pytest.mark.parametrize("check_id", DS_QUANTITATIVE)
 def test_quantitative_claims_record_a_searched_worst_case(check_id: str) -> None:
     res = _result(check_id)
-    tight = res.tightness["search"]
+    tight = res.tightness[SEARCH_KEY.get(check_id, "search")]
     assert tight["evaluations"] >= 6 and tight["worst_ratio"] > 0
     assert "instance" in tight["searched"] and "x0" in tight["searched"]
     calibrated = [v for v in res.negatives if v.details["control_record"]["changed"] in ("bound", "Phi")]

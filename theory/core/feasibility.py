@@ -1288,7 +1288,7 @@ def build_guarantee(pt: Point) -> Guarantee:
     tenv = guarantee_env(pt)
     terms = tuple(make_term(t, tenv, pt) for t in g.terms)
     known = all(t.value is not None for t in terms)
-    floor = g.floor if g.floor is None or isinstance(g.floor, float) else evaluate(g.floor, pt.env)
+    floor = g.floor if g.floor is None or isinstance(g.floor, float) else value_of(g.floor, pt.env)
     o = g.relation == "O"
     note = g.note.format(**pt.step_sizes) if g.note else ("" if known else g.note_if_unknown)
     h = pt.spec.horizon

@@ -582,6 +582,61 @@ TIGHT_DESCENT = Claim(
     reaches=(("ds_tight_19", "coefficient_tight", "conclusion"),),
 )
 
+# ------------------------------------------------------------------------------- worst case over the class (PEP)
+#: the hypotheses of the PEP remarks: the paper's step condition and its absorption threshold
+PEP_HYPOTHESES = (_le(eta, core.eta_max_smooth), _le(gamma_r, core.absorption_gamma_max))
+
+PEP_LEMMA5_2 = Claim(
+    id="ds.pep.lemma5_2",
+    title="Lemma 5.2's Phi = 1/4 is sufficient but conservative over the whole class: the worst case admits Phi = 0.56",
+    provenance=_prov("Lemma 5.2", "§1.4", equation="(14)", note="worst case over the assumption class by performance estimation "
+                     "(PEP), deterministic part: sigma = 0, G = 0"),
+    status=Status.REMARK,
+    quantity="largest Phi with F(x+) - F(x) <= -eta Phi ||grad F(x)||^2 + Xi over the class (PEP)",
+    quantity_latex=r"\Phi_{\rm PEP}",
+    conclusion=core.Phi,
+    relation=">=",
+    hypotheses=PEP_HYPOTHESES,
+    depends_on=("ds.lemma5_2",),
+    statement="over the class of Lemma 5.2 (f_i L_f-smooth, r L_r-smooth, (8) at x with G = 0, the relative error (10), sigma = 0), "
+    "the largest Phi for which the one-round descent F(x+) - F(x) <= -eta Phi ||grad F(x)||^2 + Xi holds is 0.5636 at the paper's "
+    "step eta = 1/(6 L_F) and threshold gamma_r = 1/(sqrt(10) B), 2.25 x the printed 1/4 (0.5619 to 0.5636 for eta in {1, 1/2, 1/4} "
+    "x 1/(6 L_F) and N = 2, 3, 5), and the descent lemma's 1 - L_F eta/2 at gamma_r = 0; it drops below 1/4 only between 7 and "
+    "8 x 1/(6 L_F). Remark (the printed 1/4 is sufficient, not tight)",
+    evidence="numeric: see checks claim ds.pep.lemma5_2 (reproduce with `fedbounds check --claim ds.pep`; the 27-point grid with "
+    "`--profile full`): PEPit's SDP solved by Clarabel and SCS, both status optimal, dual values -0.0626221 and -0.0626220 at the "
+    "corner (Phi_PEP = 0.5636; N = 2, L_f = L_r = 1, lambda = 1/2, B = 1), duality gaps 3e-9 and 2e-8, Gram matrix 8 x 8 (11 at "
+    "N = 3, 17 at N = 5); the margin form at Phi = 1/4 (no normalisation of grad F) has value 7.7e-10, i.e. 0; eta = 8 x 1/(6 L_F) "
+    "breaks it (Phi_PEP = 0.135). sympy: proof steps ds_lemma5_2 and ds_absorption (the printed Phi = 1/4 suffices).",
+    evidence_kinds=("numeric", "sympy"),
+    proof=("ds_lemma5_2", "ds_absorption"),
+)
+
+PEP_ABSORPTION = Claim(
+    id="ds.pep.absorption",
+    title="The absorption threshold 1/(sqrt(10) B) is sufficient but conservative over the whole class: 2.05 x it still absorbs",
+    provenance=_prov("Lemma 5.2 (proof), eq. (21)", "§1.4 (row (21))", note="worst case over the assumption class by performance "
+                     "estimation (PEP), deterministic part: sigma = 0, G = 0"),
+    status=Status.REMARK,
+    quantity="largest gamma_r with Phi_PEP >= 1/4 over the class (PEP)",
+    quantity_latex=r"\gamma_r^{\rm PEP}",
+    conclusion=core.absorption_gamma_max,
+    relation=">=",
+    hypotheses=(_le(eta, core.eta_max_smooth),),
+    depends_on=("ds.absorption",),
+    statement="the largest gamma_r at which Phi = 1/4 still holds over the class (certified by PEP, bisection) is 0.648 = 2.05 x "
+    "1/(sqrt(10) B) at eta = 1/(6 L_F), where the proof's own threshold (ds.absorption, extra 'exact') equals 1/(sqrt(10) B), and "
+    "0.638 = 2.02 x at eta = 1/(12 L_F), where the proof's is 1.29 x: the printed threshold is sharp for the proof's inequalities, "
+    "not for the class. Remark (sufficient, not necessary)",
+    evidence="numeric: see checks claim ds.pep.absorption (reproduce with `fedbounds check --claim ds.pep`; both step sizes and "
+    "N = 2, 3 with `--profile full`): certified threshold 0.6479 against 1/(sqrt(10) B) = 0.3162 (B = 1, L_f = L_r = 1, "
+    "lambda = 1/2, N = 2 and 3, bisection tolerance 3e-4); at the printed and at the certified threshold Clarabel and SCS are both "
+    "optimal (duality gaps below 1e-6, Gram matrix 8 x 8 at N = 2, 11 at N = 3; Phi_PEP = 0.5636 and 0.2501); gamma_r = 1.1 x the "
+    "certified threshold breaks it (Phi_PEP = 0.187). sympy: proof step ds_absorption (the printed threshold suffices).",
+    evidence_kinds=("numeric", "sympy"),
+    proof=("ds_absorption",),
+)
+
 CLAIMS: tuple[Claim, ...] = (
     A1_SMOOTHNESS,
     A1_WEAK,
@@ -614,4 +669,6 @@ CLAIMS: tuple[Claim, ...] = (
     COROLLARY_DECAYING,
     EXACT_PROX,
     TIGHT_DESCENT,
+    PEP_LEMMA5_2,
+    PEP_ABSORPTION,
 )

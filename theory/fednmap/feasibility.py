@@ -15,18 +15,23 @@ Both theorems are *declared* (:data:`THEOREM5`, :data:`THEOREM8`) and answered b
 server step are chosen from the step sizes given (:func:`choose_point`), Theorem 8's rounds in the unknown
 C_0, E[L_0] and the step sizes that would reach an unreachable epsilon, and the Table 1 comparison.
 Every expression comes from :mod:`fedbounds.theory.fednmap.formulas`.
+
+Beside the conditions, :func:`report_sections` gives the report's extra sections (the ``feasible`` command prints
+every paper's): here the largest steps the PEP certifies at the point (:mod:`fedbounds.theory.fednmap.pep_steps`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 import sympy as sp
 from fedbounds.theory.core.feasibility import (
     Condition,
+    FeasibilityResult,
     GuaranteeSpec,
     Param,
     Point,
@@ -34,6 +39,7 @@ from fedbounds.theory.core.feasibility import (
     TermSpec,
     TheoremSpec,
     Unknown,
+    _tex_text,
     evaluate,
     first_true,
     last_true,
@@ -65,7 +71,7 @@ from fedbounds.theory.core.symbols import (
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap.feasibility_table1 import table1_comparison
 
-__all__ = ["DECLARATIONS", "PARAM_SYMBOLS", "THEOREM5", "THEOREM8"]
+__all__ = ["DECLARATIONS", "PARAM_SYMBOLS", "THEOREM5", "THEOREM8", "ReportSection", "pep_section", "report_sections"]
 
 #: parameter name -> symbol (the plane of a feasible-region plot is any two of these)
 PARAM_SYMBOLS: dict[str, sp.Symbol] = {"gamma": gamma, "eta_hat": eta_hat, "eta_a": eta_a, "eta_s": eta_s, "m": m}
@@ -380,3 +386,69 @@ THEOREM5 = replace(
 
 #: the declarations this paper contributes to the calculator (read by :mod:`fedbounds.theory.feasibility`)
 DECLARATIONS: tuple[TheoremSpec, ...] = (THEOREM5, THEOREM8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the report's extra section: the largest steps the PEP certifies at the point (both theorems use Theorem 5's)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """An extra section of a feasibility report: ``key`` (its --json key), ``title`` and ``lines`` (text), ``data``
+    (JSON-ready) and ``latex`` (one line of the ``align*``)."""
+
+    key: str
+    title: str
+    lines: tuple[str, ...]
+    data: dict[str, Any] = field(default_factory=dict)
+    latex: str = ""
+
+
+_PEP_TITLE = "PEP-certified steps (worst case over the class; docs/fednmap-reconstruction.md §10)"
+_PEP_CAVEAT = ("each horizon is certified (two solvers) at its own largest k; the minimum over T assumes the certified "
+               "multipliers form an interval [0, k*]")
+
+
+def _pep_lines(c: Any, result: FeasibilityResult) -> list[str]:
+    """The text of a covered point: certified vs printed steps, the horizons, constants and certificates."""
+    gaps = ", ".join(f"{s} {g:.2g}" for s, g in c.max_gap.items()) or "-"
+    out = [
+        f"  {'eta_hat':<8} certified {c.eta_hat:.6g}   printed {c.eta_hat_printed:.6g}   ratio k = {c.k:.4g}",
+        f"  {'eta_a':<8} certified {c.eta_a:.6g}   printed {c.eta_a_printed:.6g}   ratio k = {c.k:.4g}",
+        f"  {'eta_s':<8} {c.eta_s:.6g} (fixed at the printed eta_hat/(eta_a Q))",
+        f"  certified for T in {{{', '.join(map(str, c.T))}}}: binding T = {c.T_binding} with (C_0, C_c) = ({c.C_0:g}, {c.C_c:g}); "
+        f"status {c.status}; max |duality gap| {gaps}",
+        f"  grid point (scale invariance): rho/L = {c.rho / c.L:.6g}, gamma L = {c.gamma * c.L:.6g}, n = {c.n}, Q = {c.Q}, m = 1",
+        f"  note: {_PEP_CAVEAT}",
+    ]
+    m_point = result.step_sizes.get("m", 1)
+    if m_point != 1:
+        out.append(f"  note: the grid's window is m = 1; at this point's m = {m_point} Theorem 5 prints eta_hat_max = "
+                   f"{result.step_sizes['eta_hat_max']:.6g}, eta_a_max = {result.step_sizes['eta_a_max']:.6g} "
+                   "(the certified steps do not involve m)")
+    return out
+
+
+def pep_section(result: FeasibilityResult) -> ReportSection:
+    """The largest PEP-certified (eta_hat, eta_a) at the result's (L, rho, gamma, n, Q), or why it is not covered
+    (:func:`fedbounds.theory.fednmap.pep_steps.certified_steps`)."""
+    from fedbounds.theory.fednmap.pep_steps import certified_steps
+
+    c = result.constants
+    got = certified_steps(c["L"], c["rho"], c["n"], c["Q"], gamma=result.chosen["gamma"])
+    data = got.to_dict()
+    if not got.covered:
+        line = rf"&{_tex_text('PEP-certified steps: not covered: ' + got.reason)} \\  % pep_certified_steps"
+        return ReportSection("pep_certified_steps", _PEP_TITLE, (f"  not covered: {got.reason}",), data, line)
+    data["note"] = _PEP_CAVEAT
+    line = (rf"&\hat{{\eta}} \le {got.eta_hat:.6g},\ \eta_{{a}} \le {got.eta_a:.6g} && \text{{PEP-certified, }} "
+            rf"k = {got.k:.4g} \times \text{{printed}} \\  % pep_certified_steps")
+    return ReportSection("pep_certified_steps", _PEP_TITLE, tuple(_pep_lines(got, result)), data, line)
+
+
+def report_sections(result: FeasibilityResult) -> tuple[ReportSection, ...]:
+    """The extra sections of a FedNMap feasibility report (read by the ``feasible`` command for every paper)."""
+    if result.theorem not in {s.name for s in DECLARATIONS}:
+        return ()
+    return (pep_section(result),)

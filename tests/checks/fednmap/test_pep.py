@@ -193,3 +193,13 @@ def test_222_certificate_under_10_seconds():
     assert time.perf_counter() - t0 < 10.0
     assert cert.gram_dim == gram_dimension(2, 2, 2)
     assert cert.values["CLARABEL"] == pytest.approx(cert.values["SCS"], rel=1e-3)
+
+
+@pytest.mark.slow
+def test_333_certifies_at_a_rescaled_budget_and_matches_one_client():
+    # (n, Q, T) = (3, 3, 3), Gram 51: at budget 1 Clarabel reports optimal_inaccurate; the budget retries of
+    # descent_check certify it (measured: at budget 10, 18 s Clarabel + 4 s SCS), and its value is the n = 1 value
+    three = descent_check(**SCOPING, n=3, Q=3, T=3, C_0=1.0, C_c=1.0, descent_coef=1 / 3, budgets=(10.0, 100.0))
+    one = lyapunov_pep(**SCOPING, n=1, Q=3, T=3, C_0=1.0, C_c=1.0)
+    assert three.certified and one.certified and three.gram_dim == gram_dimension(3, 3, 3) == 51
+    assert three.value == pytest.approx(one.value, rel=1e-3)

@@ -1,0 +1,206 @@
+"""The recovered Lyapunov constants and the largest certified steps of FedNMap, computed over a grid of PEPs.
+
+Run ``python -m fedbounds.checks.fednmap.pep_grid --write`` to recompute every grid point (about 30 minutes on 2
+cores) and rewrite :mod:`fedbounds.theory.fednmap.pep_evidence`, the committed evidence that the theory layer's
+reconstructed claims cite. Without ``--write`` the module prints what it would write. ``--only descent`` (or
+``constants``, ``steps``) recomputes one table and keeps the others.
+
+Grid (docs/fednmap-reconstruction.md §10). L = 1 (the class is invariant under f_i -> a f_i with the steps divided by
+a and rho multiplied by a, so only rho/L, gamma L and the step multipliers matter), gamma = Theorem 5's largest
+gamma, steps eta_a = k eta_a^max, eta_s = Theorem 5's, so eta_hat = k eta_hat^max (k = 1: the printed steps).
+
+* ``DESCENT``: the descent certificate (measure (a) of :mod:`fedbounds.checks.fednmap.pep`, ratio w d T <= 1 with
+  d = eta_hat/9) at the reference constants (C_0, C_c) = :data:`REFERENCE`, for each (n, Q, T, k).
+* ``SMALLEST_C0``: for each (n, Q, T, k) and C_c, the smallest C_0 the search certifies
+  (:func:`~fedbounds.checks.fednmap.pep.smallest_constants`); entries whose final two-solver certificate is not
+  ``certified`` are kept with their status, and are not evidence.
+* ``STEPS``: for each (rho, n, Q, T), the largest multiplier k of Theorem 5's printed (eta_hat, eta_a) at which some
+  (C_0, C_c) of :data:`STEP_CONSTANTS` certifies the descent (:func:`~fedbounds.checks.fednmap.pep.largest_certified_step`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib.metadata as _md
+import os
+import pprint
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate
+from fedbounds.checks.core.progress import LineProgress, progress
+from fedbounds.checks.fednmap.pep import (
+    descent_check,
+    largest_certified_step,
+    smallest_constants,
+    theorem5_steps,
+)
+
+__all__ = ["DESCENT_GRID", "REFERENCE", "STEP_CONSTANTS", "STEP_GRID", "certificate_entry", "descent_entry", "main"]
+
+L = 1.0
+#: the reference constants whose descent the grid certifies
+REFERENCE = {"C_0": 1.0, "C_c": 1.0}
+#: (rho, n, Q, T, k) of the descent table; the smallest-C_0 table uses the same points
+DESCENT_GRID: tuple[tuple[float, int, int, int, float], ...] = tuple(
+    (0.1, n, Q, T, k)
+    for (n, Q, T) in ((1, 1, 1), (2, 1, 1), (1, 2, 1), (1, 1, 2), (2, 2, 1), (2, 1, 2), (1, 2, 2), (2, 2, 2))
+    for k in (1.0, 4.0, 16.0)
+)
+C_C_GRID = (0.1, 1.0, 10.0)
+#: (rho, n, Q, T) of the step table
+STEP_GRID: tuple[tuple[float, int, int, int], ...] = tuple(
+    (rho, n, Q, T) for rho in (0.1, 0.5) for (n, Q) in ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3)) for T in (1, 2)
+)
+#: the (C_0, C_c) pairs tried at each step multiplier
+STEP_CONSTANTS: tuple[tuple[float, float], ...] = ((1.0, 1.0), (0.5, 1.0), (2.0, 1.0), (1.0, 10.0))
+TARGET = "theory/fednmap/pep_evidence.py"
+
+
+def certificate_entry(cert: Certificate | None) -> dict[str, Any]:
+    """The evidence kept of a certificate: status, value, per-solver value, status and duality gap, Gram size."""
+    if cert is None:
+        return {"status": "none", "value": None}
+    return {
+        "status": cert.status,
+        "value": cert.value,
+        "values": dict(cert.values),
+        "statuses": dict(cert.statuses),
+        "gaps": dict(cert.gaps),
+        "gram_dim": cert.gram_dim,
+        "seconds": round(sum(cert.seconds.values()), 2),
+    }
+
+
+def _point(rho: float, n: int, Q: int, T: int, k: float) -> dict[str, Any]:
+    st = theorem5_steps(L, rho, Q)
+    return {"L": L, "rho": rho, "n": n, "Q": Q, "T": T, "k": k, "gamma": st["gamma"], "eta_hat": k * st["eta_hat"],
+            "eta_a": k * st["eta_a"], "eta_s": st["eta_s"], "descent_coef": k * st["descent_coef"]}
+
+
+def descent_entry(rho: float, n: int, Q: int, T: int, k: float, C_0: float, C_c: float) -> dict[str, Any]:
+    """One row of ``DESCENT``: the two-solver certificate of the ratio w d T at (C_0, C_c)."""
+    p = _point(rho, n, Q, T, k)
+    cert = descent_check(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, T, C_0, C_c, p["descent_coef"])
+    return {**p, "C_0": C_0, "C_c": C_c, **certificate_entry(cert)}
+
+
+def _constants_rows(rho: float, n: int, Q: int, T: int, k: float) -> list[dict[str, Any]]:
+    p = _point(rho, n, Q, T, k)
+    res = smallest_constants(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, T, p["descent_coef"], C_C_GRID,
+                             C_0_min=1.0 / 64)
+    return [{**p, "C_c": r.C_c, "C_0": r.C_0, "solves": r.solves, **certificate_entry(r.certificate)} for r in res]
+
+
+def _step_row(rho: float, n: int, Q: int, T: int) -> dict[str, Any]:
+    p = _point(rho, n, Q, T, 1.0)
+    C_0s = sorted({c for c, _ in STEP_CONSTANTS})
+    C_cs = sorted({c for _, c in STEP_CONSTANTS})
+    r = largest_certified_step(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, T, p["descent_coef"], C_0s, C_cs,
+                               k_start=16.0, k_max=4096.0)
+    return {"L": L, "rho": rho, "n": n, "Q": Q, "T": T, "gamma": p["gamma"], "eta_hat_printed": p["eta_hat"],
+            "eta_a_printed": p["eta_a"], "k": r.k, "C_0": r.C_0, "C_c": r.C_c, "solves": r.solves,
+            **certificate_entry(r.certificate)}
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for dist in ("PEPit", "cvxpy", "clarabel", "scs"):
+        try:
+            out[dist] = _md.version(dist)
+        except _md.PackageNotFoundError:
+            out[dist] = "absent"
+    return out
+
+
+def _tables(which: Iterable[str], old: dict[str, Any]) -> dict[str, Any]:
+    jobs: list[tuple[str, tuple]] = []
+    which = set(which)
+    if "descent" in which:
+        jobs += [("DESCENT", g) for g in DESCENT_GRID]
+    if "constants" in which:
+        jobs += [("SMALLEST_C0", g) for g in DESCENT_GRID]
+    if "steps" in which:
+        jobs += [("STEPS", g) for g in STEP_GRID]
+    names = {"descent": "DESCENT", "constants": "SMALLEST_C0", "steps": "STEPS"}
+    tables = {v: ([] if k in which else list(old.get(v, ()))) for k, v in names.items()}
+    bar = progress(len(jobs), desc="pep grid", unit="point")
+    try:
+        for name, g in jobs:
+            if name == "DESCENT":
+                tables[name].append(descent_entry(*g, REFERENCE["C_0"], REFERENCE["C_c"]))
+            elif name == "SMALLEST_C0":
+                tables[name].extend(_constants_rows(*g))
+            else:
+                tables[name].append(_step_row(*g))
+            row = tables[name][-1]
+            outcome = f"{name} {g}: {row['status']} {row.get('value')}"
+            if isinstance(bar, LineProgress):
+                bar.update(1, result=outcome)
+            else:
+                bar.set_postfix_str(outcome)
+                bar.update(1)
+    finally:
+        bar.close()
+    return tables
+
+
+def render(tables: dict[str, Any]) -> str:
+    """The source of :mod:`fedbounds.theory.fednmap.pep_evidence`."""
+    meta = {
+        "command": "python -m fedbounds.checks.fednmap.pep_grid --write",
+        "generated": _dt.date.today().isoformat(),
+        "solvers": list(DEFAULT_SOLVERS),
+        "rel_tol": DEFAULT_REL_TOL,
+        "versions": _versions(),
+        "reference": REFERENCE,
+        "step_constants": [list(c) for c in STEP_CONSTANTS],
+    }
+    fmt = lambda v: pprint.pformat(v, width=116, sort_dicts=False)  # noqa: E731
+    return (
+        '"""Evidence for FedNMap\'s PEP-recovered constants and steps (generated; do not edit by hand).\n\n'
+        "Written by ``python -m fedbounds.checks.fednmap.pep_grid --write``; see that module for the grid and the\n"
+        "meaning of each table, and :mod:`fedbounds.theory.fednmap.claims` for the claims that cite it. A row's\n"
+        "``status`` is the two-solver certificate's: only ``certified`` rows are evidence.\n"
+        '"""\n\n'
+        f"META = {fmt(meta)}\n\n"
+        f"DESCENT = {fmt(tables['DESCENT'])}\n\n"
+        f"SMALLEST_C0 = {fmt(tables['SMALLEST_C0'])}\n\n"
+        f"STEPS = {fmt(tables['STEPS'])}\n"
+    )
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.pep_grid", description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help=f"rewrite {TARGET} (else print it)")
+    parser.add_argument("--only", choices=("descent", "constants", "steps"), action="append",
+                        help="recompute only these tables (repeatable); the others are kept")
+    args = parser.parse_args(argv)
+    from fedbounds.theory.fednmap import pep_evidence as old
+
+    tables = _tables(args.only or ("descent", "constants", "steps"), vars(old))
+    text = render(tables)
+    if args.write:
+        _write_atomic(Path(__file__).resolve().parents[2] / TARGET, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
