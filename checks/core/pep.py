@@ -270,6 +270,7 @@ def certify(
     solver_options: Mapping[str, Mapping[str, Any]] | None = None,
     abs_tol: float = DEFAULT_ABS_TOL,
     retry: bool = True,
+    solve: Callable[..., tuple[SolverRun, int]] | None = None,
 ) -> Certificate:
     """Solve the PEP made by ``build`` with every solver in ``solvers`` and cross-check them.
 
@@ -279,7 +280,10 @@ def certify(
     ``solver_options`` maps a solver name to its keyword arguments (SCS defaults to :data:`SCS_OPTIONS`).
     With ``retry`` (and no ``solver_options`` for that solver), a solver whose answer is not ``optimal`` and not
     ``unbounded`` is run once more with :data:`RETRY_OPTIONS`; the second answer is kept, with its options.
+    ``solve(build, solver, options) -> (run, gram size)`` replaces :func:`solve_once` (for instance the
+    client-symmetric block form of :mod:`fedbounds.checks.core.pep_symmetric`).
     """
+    solve = solve_once if solve is None else solve
     if not solvers:
         raise ValueError("solvers must name at least one cvxpy solver")
     if not (0 < rel_tol < 1):
@@ -290,9 +294,9 @@ def certify(
     dim = 0
     for s in solvers:
         given = (solver_options or {}).get(s.upper())
-        run, dim = solve_once(build, s, given)
+        run, dim = solve(build, s, given)
         if retry and given is None and not run.optimal and not run.unbounded and s.upper() in RETRY_OPTIONS:
-            again, dim = solve_once(build, s, RETRY_OPTIONS[s.upper()])
+            again, dim = solve(build, s, RETRY_OPTIONS[s.upper()])
             run = dataclasses.replace(again, seconds=again.seconds + run.seconds)
         runs.append(run)
     values = {r.solver: r.dual for r in runs}

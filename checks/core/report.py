@@ -8,6 +8,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fedbounds.checks.core.verdict import EXACT_RTOL, to_json_safe
 from fedbounds.checks.registry import CheckResult, CheckSpec, Plot
@@ -78,10 +79,16 @@ def _pep_rows(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> list[list[str]]
                 spec.check_id + (" (control)" if "control" in v.details else ""), point, f"{v.observed:.6g}",
                 f"{v.bound:.6g}", "-" if ratio is None else f"{float(ratio):.4g}", str(pep.get("pep_status")),
                 ", ".join(f"{k} {r['status']}" for k, r in solvers.items()),
-                f"{max(gaps):.1e}" if gaps else "-", str(pep.get("gram_dim")),
+                f"{max(gaps):.1e}" if gaps else "-", _gram(pep, v.details.get("blocks")),
                 f"{sum(float(r.get('seconds') or 0) for r in solvers.values()):.2f}",
             ])
     return rows
+
+
+def _gram(pep: dict[str, Any], blocks: Sequence[int] | None) -> str:
+    """The Gram size, and the PSD blocks actually solved when the client-symmetric block form was used."""
+    dim = str(pep.get("gram_dim"))
+    return dim if not blocks else f"{dim} ({'+'.join(str(b) for b in blocks if b)})"
 
 
 def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:

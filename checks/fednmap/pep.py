@@ -192,8 +192,11 @@ def _basis_scale(L: float, gamma: float, eta_a: float, eta_s: float, Q: int) -> 
 class _Round:
     """Building blocks shared by the PEPs: prox, psi, F_nor and the correction error at a global point."""
 
-    def __init__(self, problem: Any, fs: list[Any], h: Any, gamma: float, rho: float, scale: float) -> None:
+    def __init__(self, problem: Any, fs: list[Any], h: Any, gamma: float, rho: float, scale: float,
+                 labels: Any = None) -> None:
         self.problem, self.fs, self.h, self.gamma, self.rho = problem, fs, h, gamma, rho
+        # labels (fedbounds.checks.core.pep_symmetric.Labels): whose each leaf is, for the client-symmetric solve
+        self.labels, self.owner = labels, None
         self.n = len(fs)
         # difference basis: each new (sub)gradient is the previous one of the same function plus scale * (new
         # leaf). An invertible triangular change of the Gram basis, so the same SDP; but the leaves are now the
@@ -207,9 +210,9 @@ class _Round:
         from PEPit import Expression, Point
 
         a = 1.0 - self.gamma * self.rho
-        gh = self.h_ref + self.scale * Point()
+        gh = self.h_ref + self.scale * self._leaf(Point(), self.owner)
         x = z / a - (self.gamma / a) * gh
-        hx = Expression()
+        hx = self._value(Expression(), self.owner)
         self.h.add_point((x, gh, hx))
         self.h_ref = gh
         return x, gh - self.rho * x, hx - (self.rho / 2) * x**2
@@ -217,11 +220,17 @@ class _Round:
     def _grad(self, i: int, x: Any) -> tuple[Any, Any]:
         from PEPit import Expression, Point
 
-        g = self.f_ref[i] + self.scale * Point()
-        fv = Expression()
+        g = self.f_ref[i] + self.scale * self._leaf(Point(), i)
+        fv = self._value(Expression(), i)
         self.fs[i].add_point((x, g, fv))
         self.f_ref[i] = g
         return g, fv
+
+    def _leaf(self, p: Any, owner: int | None) -> Any:
+        return p if self.labels is None else self.labels.point(p, owner)
+
+    def _value(self, e: Any, owner: int | None) -> Any:
+        return e if self.labels is None else self.labels.value(e, owner)
 
     def start(self) -> dict[str, Any]:
         """The first point, in normal form: x_0 = 0, grad f(x_0) = 0, f_i(x_0) = 0, h(x_0) = 0.
@@ -232,19 +241,25 @@ class _Round:
         prox_{gamma phi}(w + gamma a)). Each invariance is a direction in which the SDP's feasible set is
         unbounded while nothing measured changes; fixing them makes the SDP far better conditioned (without
         it both solvers fail at Theorem 5's small steps). Leaves: h's subgradient g at 0 (= v_0 = F_nor(z_0)),
-        and n - 1 gradients (the last is minus their sum); z_0 = gamma g.
+        and n - 1 gradients (the last is minus their sum); z_0 = gamma g. With labels (the client-symmetric
+        solve), n gradient leaves instead, one per client, in a slot marked zero-mean (the block form imposes
+        their sum = 0 by dropping that slot's mean mode).
         """
         from PEPit import Expression, Point
 
-        g = Point()
+        g = self._leaf(Point(), None)
         x = 0 * g
-        h0 = Expression()
+        h0 = self._value(Expression(), None)
         self.h.add_point((x, g, h0))
         self.problem.add_constraint(h0 == 0)
-        free = [Point() for _ in range(self.n - 1)]
-        grads = [*free, -sum(free[1:], free[0]) if free else 0 * g]
-        for f, gi in zip(self.fs, grads, strict=True):
-            fi = Expression()
+        if self.labels is None:
+            free = [Point() for _ in range(self.n - 1)]
+            grads = [*free, -sum(free[1:], free[0]) if free else 0 * g]
+        else:
+            grads = [self._leaf(Point(), i) for i in range(self.n)]
+            self.labels.zero_mean.add(self.labels.points[grads[0]][2])
+        for i, (f, gi) in enumerate(zip(self.fs, grads, strict=True)):
+            fi = self._value(Expression(), i)
             f.add_point((x, gi, fi))
             self.problem.add_constraint(fi == 0)
         gbar = 0 * g
@@ -270,8 +285,12 @@ class _Round:
         """One round of Algorithm 1 from the global point ``pt`` with corrections ``c``: (z_{t+1}, c_{t+1})."""
         z_t, v = pt["z"], pt["v"]
         ys = []
+        h_round = self.h_ref
         for i in range(self.n):
             zi = z_t
+            self.owner = i  # the prox leaves of client i's local steps are client i's
+            if self.labels is not None:  # and, for the symmetric form, increments of the round's shared subgradient
+                self.h_ref = h_round
             for ell in range(Q):
                 if ell == 0:
                     g = pt["grads"][i]  # x_i^0 = x_t (both variants)
@@ -282,6 +301,9 @@ class _Round:
                     g, _ = self._grad(i, zi - self.gamma * v)
                 zi = zi - eta_a * (g + v + c[i])
             ys.append((z_t - zi) / (eta_a * Q))
+        self.owner = None
+        if self.labels is not None:
+            self.h_ref = h_round
         ybar = sum(ys[1:], ys[0]) / self.n
         z_next = z_t - (eta_s * eta_a * Q) * ybar
         c_next = [c[i] - ys[i] + ybar for i in range(self.n)]
@@ -303,7 +325,7 @@ def _initial_corrections(problem: Any, n: int, mode: str, z0: Any) -> list[Any]:
 def build_lyapunov_pep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, variant: str = "A", measure: str = "min", initial_correction: str = "zero",
-    budget: float = 1.0, margin_coef: float | None = None,
+    budget: float = 1.0, margin_coef: float | None = None, symmetric: bool = False,
 ) -> Callable[[], tuple[Any, dict[str, Any]]]:
     """A builder (for :func:`fedbounds.checks.core.pep.certify`) of measure (a); see the module docstring.
 
@@ -316,6 +338,10 @@ def build_lyapunov_pep(
     The builder returns ``(pep, named)``; ``named`` holds what a replay needs: Points ``z{t}``, ``x{t}``,
     ``c{t}_{i}``, Expressions ``Fnor2_{t}``, ``lyap0``, ``lyap{T}``, ``decrease``, and the functions ``f{i}``
     and ``h`` (evaluated to their (x, gradient, value) triplets).
+
+    ``symmetric``: label the leaves by client for :func:`fedbounds.checks.core.pep_symmetric.solve_symmetric`
+    (``named["labels"]``); such a build is solved only in block form (the start's zero-sum gradients are imposed
+    there), in the ratio form from zero corrections.
     """
     L, rho, gamma, eta_a, eta_s, n, Q, T = _check(L, rho, gamma, eta_a, eta_s, n, Q, T, variant, initial_correction)
     C_0, C_c, budget = _nonneg("C_0", C_0), _nonneg("C_c", C_c), _positive("budget", budget)
@@ -323,15 +349,19 @@ def build_lyapunov_pep(
         margin_coef = _positive("margin_coef", margin_coef)
     if measure not in ("min", "mean"):
         raise ValueError(f"measure must be 'min' or 'mean', got {measure!r}")
+    if symmetric and (margin_coef is not None or initial_correction != "zero"):
+        raise ValueError("symmetric=True supports the ratio form from zero corrections only")
 
     def build() -> tuple[Any, dict[str, Any]]:
+        from fedbounds.checks.core.pep_symmetric import Labels
         from PEPit import PEP
         from PEPit.functions import ConvexFunction, SmoothFunction
 
         problem = PEP()
         fs = [problem.declare_function(SmoothFunction, L=L, name=f"f{i}") for i in range(n)]
         h = problem.declare_function(ConvexFunction, name="h")
-        rd = _Round(problem, fs, h, gamma, rho, _basis_scale(L, gamma, eta_a, eta_s, Q))
+        labels = Labels(n) if symmetric else None
+        rd = _Round(problem, fs, h, gamma, rho, _basis_scale(L, gamma, eta_a, eta_s, Q), labels)
         pt = rd.start()
         c = _initial_corrections(problem, n, initial_correction, pt["z"])
         named: dict[str, Any] = {}
@@ -352,6 +382,8 @@ def build_lyapunov_pep(
         named["h"] = h
         for i, f in enumerate(fs):
             named[f"f{i}"] = f
+        if labels is not None:
+            named = {"labels": labels}
         if measure == "mean":
             fnor2 = [sum(fnor2[1:], fnor2[0]) / T]
         if margin_coef is None:
@@ -374,6 +406,7 @@ def lyapunov_pep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, variant: str = "A", measure: str = "min", initial_correction: str = "zero",
     budget: float = 1.0, solvers: Sequence[str] = DEFAULT_SOLVERS, rel_tol: float = DEFAULT_REL_TOL,
+    symmetric: bool = False,
 ) -> Certificate:
     """Measure (a): the worst case of min_t ||F_nor(z_t)||^2 subject to Lyap_0 - Lyap_T <= ``budget``.
 
@@ -381,10 +414,15 @@ def lyapunov_pep(
     (d the descent coefficient) the value is directly the ratio w d T that the descent needs <= 1, and the SDP
     is well scaled (values of order 1); :func:`descent_check` does that. Certified by every solver in
     ``solvers`` (:func:`fedbounds.checks.core.pep.certify`); ``value`` is +inf when every solver reports it
-    unbounded.
+    unbounded. ``symmetric``: solve the client-symmetric block form (:mod:`fedbounds.checks.core.pep_symmetric`;
+    the same worst case, smaller SDPs for n >= 2).
     """
     build = build_lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
-                               budget)
+                               budget, symmetric=symmetric)
+    if symmetric:
+        from fedbounds.checks.core.pep_symmetric import solve_symmetric
+
+        return certify(build, solvers=solvers, rel_tol=rel_tol, solve=solve_symmetric)
     return certify(build, solvers=solvers, rel_tol=rel_tol)
 
 
@@ -419,7 +457,7 @@ def descent_check(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, descent_coef: float, variant: str = "A", measure: str = "min",
     initial_correction: str = "zero", solvers: Sequence[str] = DEFAULT_SOLVERS, rel_tol: float = DEFAULT_REL_TOL,
-    budgets: Sequence[float] | None = None,
+    budgets: Sequence[float] | None = None, symmetric: bool = False,
 ) -> Certificate:
     """Certificate whose value is the ratio w d T (:func:`lyapunov_pep` with budget d T); the descent needs <= 1.
 
@@ -429,18 +467,18 @@ def descent_check(
     ``optimal_inaccurate`` at budget d T). So when the first certificate is neither certified nor unbounded,
     the same PEP is solved at the budgets in ``budgets`` (default 1, 10, 100, 1000) and the first certified one is
     returned, its values rescaled by homogeneity to budget d T (exact: the PEP is homogeneous of degree 1 in
-    the budget). Otherwise the first certificate is returned.
+    the budget). Otherwise the first certificate is returned. ``symmetric``: as in :func:`lyapunov_pep`.
     """
     d = _positive("descent_coef", descent_coef)
     T = _int("T", T, 1)
     dT = d * T
     first = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
-                         budget=dT, solvers=solvers, rel_tol=rel_tol)
+                         budget=dT, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
     if first.certified or first.unbounded:
         return first
     for b in (1.0, 10.0, 100.0, 1000.0) if budgets is None else budgets:
         cert = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
-                            budget=b, solvers=solvers, rel_tol=rel_tol)
+                            budget=b, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
         if cert.certified or cert.unbounded:
             return _rescaled(cert, dT / b)
     return first

@@ -7,8 +7,10 @@ Three checks, each a set of two-solver certificates (:mod:`fedbounds.checks.core
   k times Theorem 5's printed ones), the worst ratio w (eta_hat/9) T of measure (a) with the recovered constants
   (C_0, C_c) = (1, 1) against 1. Each recomputed value is compared with the committed evidence
   (:mod:`fedbounds.theory.fednmap.pep_evidence`); a drift beyond the certificates' tolerance is an error. Negative
-  control, changing one thing at the first point: C_0 = 0 (psi alone: unbounded worst case). A replay verdict: the
-  PEP's worst case at the first point, built as an instance and run through the engine, reproduces the PEP value.
+  control, changing one thing at the first point: C_0 = 0 (psi alone: unbounded worst case). Replay verdicts: the
+  PEP's worst case at the profile's replay points (Q = 1 and Q = T = 2 in quick), built as an instance and run
+  through the engine, reproduces the PEP value to 1e-5 relative. Larger points (three or more clients) are solved in
+  the client-symmetric block form, which must first reproduce the full certificate at the grid's last point.
 * ``fednmap.pep.largest_step`` (theory: a remark on Theorem 5's conditions): the committed largest multiple k* of the
   printed steps is re-certified at each grid point; control: the step at 2 k*, where the descent fails.
 * ``fednmap.pep.theorem8_exponent``: measure (b), the one-round Lyapunov contraction under the proximal-PL relaxation,
@@ -45,11 +47,15 @@ GRIDS: dict[str, dict[str, Any]] = {
         "descent": [(0.1, 2, 1, 1, 1.0), (0.1, 1, 1, 2, 1.0), (0.1, 2, 2, 1, 4.0), (0.1, 2, 2, 2, 4.0)],
         "contraction": [(0.1, 2, 1, 16.0, 0.1), (0.1, 2, 2, 16.0, 0.5)],
         "steps": [(0.1, 2, 1, 1), (0.5, 1, 2, 1)],
+        "replay": [(0.1, 2, 1, 1, 1.0), (0.1, 2, 2, 2, 16.0)],
+        "symmetric": [(0.1, 3, 2, 2, 16.0)],
     },
     "full": {
         "descent": None,  # the whole committed grid (fedbounds.checks.fednmap.pep_grid.DESCENT_GRID)
         "contraction": [(0.1, n, Q, k, mu) for (n, Q) in ((1, 1), (2, 1), (2, 2)) for k in (4.0, 16.0) for mu in (0.1, 0.5)],
         "steps": [(rho, n, Q, T) for rho in (0.1, 0.5) for (n, Q) in ((1, 1), (2, 1), (1, 2), (2, 2)) for T in (1, 2)],
+        "replay": [(0.1, 2, 1, 1, 1.0), (0.1, 1, 1, 2, 1.0), (0.1, 2, 2, 2, 16.0), (0.1, 1, 3, 2, 16.0)],
+        "symmetric": [(0.1, 3, 3, 3, 16.0), (0.1, 3, 3, 3, 4.0), (0.1, 4, 3, 3, 16.0), (0.1, 3, 4, 4, 16.0)],
     },
 }
 #: the step multiple of the exponent check's control (measured: the worst case is an increase there)
@@ -75,9 +81,10 @@ def committed_descent(rho: float, n: int, Q: int, T: int, k: float) -> dict[str,
     return None
 
 
-def _descent(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0, C_c: float = 1.0) -> Any:
+def _descent(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0, C_c: float = 1.0, symmetric: bool = False) -> Any:
     st = theorem5_steps(L, rho, Q)
-    return descent_check(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, C_0, C_c, k * st["descent_coef"])
+    return descent_check(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, C_0, C_c, k * st["descent_coef"],
+                         symmetric=symmetric)
 
 
 def _label(rho: float, n: int, Q: int, T: int, k: float) -> str:
@@ -109,6 +116,7 @@ def check_lyapunov_constants(ctx: CheckContext) -> CheckResult:
         res.verdicts.append(v)
         if (why := _drift(cert, row)) is not None:
             drifts.append(f"{_label(*point)}: {why}")
+    _symmetric_points(ctx, res, grid[-1], cert, drifts)
     if drifts:
         res.error = ("PEP values drifted from the committed evidence (rerun python -m fedbounds.checks.fednmap.pep_grid): "
                      + "; ".join(drifts))
@@ -117,13 +125,16 @@ def check_lyapunov_constants(ctx: CheckContext) -> CheckResult:
         pep_verdict(CONSTANTS, _label(*first) + ", C_0 = 0", _descent(*first, C_0=0.0), 1.0),
         changed="C_0", what="C_0 = 0: psi alone as the Lyapunov function", before=1.0, after=0.0,
         violated_at="C_0 = 0 (worst case over the class)"))
-    res.verdicts.append(_replay_verdict(first))
-    ok = [v for v in res.verdicts if v.details.get("pep") and v.details["pep"]["pep_status"] == "certified"]
+    for point in _grid(ctx, "replay"):
+        ctx.tick(f"PEP replay {_label(*point)}")
+        res.verdicts.append(_replay_verdict(point))
+    pep_rows = [v for v in res.verdicts if v.details.get("pep")]
+    ok = [v for v in pep_rows if v.details["pep"]["pep_status"] == "certified"]
     worst = max((v.observed for v in ok), default=math.nan)
     res.tightness = {"summary": f"ratio {worst:.3g} (loose x{1 / worst:.3g})" if ok else "no point certified",
                      "worst_ratio": worst, "certified_descent_coefficient": f"eta_hat/{9 * worst:.4g}" if ok else None,
-                     "certified_points": f"{len(ok)}/{len(grid)}"}
-    res.notes.append(f"worst ratio w (eta_hat/9) T = {worst:.4g} over {len(ok)} certified points of {len(grid)}: "
+                     "certified_points": f"{len(ok)}/{len(pep_rows)}"}
+    res.notes.append(f"worst ratio w (eta_hat/9) T = {worst:.4g} over {len(ok)} certified points of {len(pep_rows)}: "
                      f"the descent coefficient eta_hat/9 is loose by x{1 / worst:.3g}" if ok else "no point certified")
     return res
 
@@ -162,22 +173,42 @@ def check_largest_step(ctx: CheckContext) -> CheckResult:
     return res
 
 
+def _symmetric_points(ctx: CheckContext, res: CheckResult, last: tuple, last_cert: Any, drifts: list[str]) -> None:
+    """Larger points in the client-symmetric block form (fedbounds.checks.core.pep_symmetric), after checking that
+    the block form reproduces the full certificate at the grid's last point (a disagreement is an error)."""
+    ctx.tick(f"PEP descent {_label(*last)}, block form")
+    same = _descent(*last, symmetric=True)
+    if last_cert.certified and not (same.certified and abs(same.value - last_cert.value)
+                                    <= DEFAULT_REL_TOL * abs(last_cert.value) + last_cert.abs_tol):
+        drifts.append(f"{_label(*last)}: the block form gives {same.summary()}, the full SDP {last_cert.value:.6g}")
+    for point in _grid(ctx, "symmetric"):
+        ctx.tick(f"PEP descent {_label(*point)}, block form")
+        cert = _descent(*point, symmetric=True)
+        res.verdicts.append(pep_verdict(CONSTANTS, _label(*point) + " (block form)", cert, 1.0,
+                                        point=dict(zip(("rho", "n", "Q", "T", "k"), point, strict=True)),
+                                        blocks=cert.runs[0].options.get("blocks"), formulation="client-symmetric"))
+
+
 def _replay_verdict(point: tuple) -> Verdict:
-    """The worst case at ``point`` (T = 1) built as an instance and run through the engine: its ratio must match the
-    PEP value to solver accuracy (bound 1e-5 relative; the fit must be exact)."""
+    """The worst case at ``point`` built as an instance and run through the engine (exact gradients): its ratio must
+    match the PEP value to solver accuracy (bound 1e-5 relative), from a PEP the solver reports ``optimal``.
+
+    The instance's f_i are a quadratic fit where one interpolates, else the exact smooth interpolant
+    (:class:`fedbounds.checks.fednmap.pep_replay.SmoothInterpolant`); its misfit at the PEP's points is reported."""
     from fedbounds.checks.core.verdict import decide, slack_of
     from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
 
     rho, n, Q, T, k = point
     st = theorem5_steps(L, rho, Q)
     rep = replay_lyapunov(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, 1.0, 1.0)
-    err = rep.rel_error if rep.exact else math.inf
+    err = rep.rel_error if rep.solver_status == "optimal" else math.inf
     bound = 1e-5
     return Verdict(claim_id=CONSTANTS, instance=f"replay of the worst case at {_label(*point)}", observed=err, bound=bound,
                    ci_low=err, ci_high=err, status=decide(err, err, bound, exact=True), slack=slack_of(bound, err),
                    exact=True, details={"replay": {"pep_value": rep.pep_value, "engine_value": rep.replay_ratio,
-                                                   "fit_residual": rep.fit_residual, "dimension": rep.dimension,
-                                                   "solver_status": rep.solver_status}})
+                                                   "rel_error": rep.rel_error, "fit_residual": rep.fit_residual,
+                                                   "construction": rep.details.get("construction"),
+                                                   "dimension": rep.dimension, "solver_status": rep.solver_status}})
 
 
 def _exponent_verdict(rho: float, n: int, Q: int, k: float, mu: float, C_0: float = 1.0) -> Verdict:

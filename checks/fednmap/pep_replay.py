@@ -10,12 +10,14 @@ only through their inner products. This module turns it into a concrete instance
    interpolation conditions it takes the value h_k at x_k with s_k in its subdifferential there, so each
    prox the PEP performed returns the same point. Its prox (a small QP) is solved with cvxpy/Clarabel.
    This step always works.
-3. The f_i. Each f_i must be L-smooth and interpolate its triplets (x_k, g_k, f_k). We look for a quadratic
-   f_i(x) = x'A_i x/2 + b_i'x + c_i with -L I <= A_i <= L I that fits them (a small SDP least-squares fit);
-   the fit residual is reported. This is where the construction stops: a worst case whose f_i are not
-   quadratic on the visited points (their values and gradients not consistent with one Hessian of norm
-   <= L) has no quadratic interpolant, and a general smooth nonconvex interpolant (Taylor, Hendrickx, Glineur
-   2017, Thm 3.10) is not built here. Then ``Replay.exact`` is False and the replay value is only indicative.
+3. The f_i. Each f_i must be L-smooth (possibly nonconvex) and interpolate its triplets (x_k, g_k, f_k). First
+   a quadratic f_i(x) = x'A_i x/2 + b_i'x + c_i with -L I <= A_i <= L I (a small SDP least-squares fit). When
+   no quadratic fits (the worst case's f_i need not be quadratic on the visited points; measured from Q = 2 on),
+   the exact smooth interpolant of Taylor, Hendrickx and Glineur (2017, Thm 3.10) is built instead
+   (:class:`SmoothInterpolant`): q = f + (L/2)||.||^2 is convex and 2L-smooth, so it is the conjugate of a
+   1/(2L)-strongly convex max of quadratics that the interpolation conditions PEPit imposed make exact at the
+   visited points; each gradient is one small QP. Either way the misfit at the triplets is reported, and
+   ``Replay.exact`` says whether it is at solver accuracy.
 4. The run. ``fedbounds.algorithms.run.run("fednmap", ...)`` with exact gradients from z_0, T rounds; we
    recompute min_t ||F_nor(z_t)||^2 and the Lyapunov decrease from the engine's states and compare with the
    PEP's primal objective.
@@ -34,7 +36,15 @@ import numpy as np
 from fedbounds.checks.core.pep import solve_once
 from fedbounds.checks.fednmap.pep import build_lyapunov_pep
 
-__all__ = ["MaxAffineWeaklyConvex", "QuadraticClients", "Replay", "fit_quadratic", "replay_lyapunov"]
+__all__ = [
+    "InterpolatedClients",
+    "MaxAffineWeaklyConvex",
+    "QuadraticClients",
+    "Replay",
+    "SmoothInterpolant",
+    "fit_quadratic",
+    "replay_lyapunov",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,6 +138,130 @@ class QuadraticClients:
         raise NotImplementedError("a replayed worst case has no certified minimiser")
 
 
+class SmoothInterpolant:
+    """An L-smooth, possibly nonconvex f with f(x_k) = f_k and grad f(x_k) = g_k at triplets PEPit certified.
+
+    Taylor, Hendrickx, Glineur (2017), Thm 3.10: the triplets are F_{-L,L}-interpolable iff those of
+    q = f + (L/2)||.||^2, namely (x_k, y_k = g_k + L x_k, q_k = f_k + (L/2)||x_k||^2), are F_{0,M}-interpolable
+    with M = 2L. Then the conjugate data (y_k, x_k, h_k = <y_k, x_k> - q_k) admit the 1/M-strongly convex
+    h(y) = max_k h_k + <x_k, y - y_k> + ||y - y_k||^2/(2M), exact at the y_k (the F_{0,M} inequalities say no
+    other piece exceeds piece k there), and q = h* is convex and M-smooth with q(x_k) = q_k, grad q(x_k) = y_k.
+    So f = h* - (L/2)||.||^2 has curvature in [-L, L]. grad q(x) = argmin_y h(y) - <x, y>: one small QP per point.
+
+    The instance stays in the class: a solver leaves the F_{0,M} inequalities violated by its accuracy, and the
+    interpolant then misses the triplets by about that much (:meth:`misfit`, reported by the replay), rather than
+    being made exact by a larger constant. Repeated points are merged first.
+    """
+
+    def __init__(self, triplets: list[tuple[np.ndarray, np.ndarray, float]], L: float) -> None:
+        import cvxpy as cp
+
+        self.L = float(L)
+        X = np.array([t[0] for t in triplets], dtype=float)
+        scale = max(1.0, float(np.max(np.abs(X))))
+        keep = [k for k in range(len(X)) if all(np.max(np.abs(X[k] - X[j])) > 1e-10 * scale for j in range(k))]
+        X = X[keep]
+        Y = np.array([triplets[k][1] for k in keep], dtype=float) + self.L * X
+        q = np.array([triplets[k][2] for k in keep], dtype=float) + self.L / 2 * np.sum(X * X, axis=1)
+        Hk = np.sum(Y * X, axis=1) - q
+        M = 2 * self.L
+        self._M = M
+        # every piece has Hessian I/M: h(y) = ||y||^2/(2M) + max_k (a_k + <b_k, y>), so the minimiser of h(y) - <x, y>
+        # is the prox of the max-affine part at M x: a QP, then polished on its active set (a linear system)
+        self._a = Hk - np.sum(X * Y, axis=1) + np.sum(Y * Y, axis=1) / (2 * M)
+        self._b = X - Y / M
+        self._w = cp.Parameter(X.shape[1])
+        self._y, self._t = cp.Variable(X.shape[1]), cp.Variable()
+        self._prob = cp.Problem(cp.Minimize(self._t + cp.sum_squares(self._y - self._w) / (2 * M)),
+                                [self._a + self._b @ self._y <= self._t])
+        self.triplets = triplets
+
+    def _h(self, y: np.ndarray) -> float:
+        return float(y @ y / (2 * self._M) + np.max(self._a + self._b @ y))
+
+    def _polish(self, w: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The exact minimiser on the QP's active set: y = w - M B_A' lam, a_k + <b_k, y> = t (k in A), sum lam = 1."""
+        aff = self._a + self._b @ y
+        act = np.flatnonzero(aff >= aff.max() - 1e-7 * max(1.0, abs(aff.max())))
+        B, M = self._b[act], self._M
+        K = np.zeros((len(act) + 1, len(act) + 1))
+        K[:-1, :-1], K[:-1, -1], K[-1, :-1] = -M * B @ B.T, -1.0, 1.0
+        rhs = np.concatenate([-(self._a[act] + B @ w), [1.0]])
+        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+        lam = sol[:-1]
+        cand = w - M * B.T @ lam
+        if np.all(lam >= -1e-12) and self._h(cand) - cand @ w / M <= self._h(y) - y @ w / M + 1e-15:
+            return cand
+        return y
+
+    def _solve(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        w = self._M * x
+        self._w.value = w
+        with warnings.catch_warnings():  # "may be inaccurate": the polish and the replay's misfit measure it
+            warnings.simplefilter("ignore", UserWarning)
+            self._prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        if self._y.value is None:
+            raise RuntimeError(f"the smooth interpolant's QP did not solve ({self._prob.status})")
+        y = self._polish(w, np.asarray(self._y.value, dtype=float))
+        return float(x @ y) - self._h(y), y
+
+    def value_and_grad(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """f and grad f at points of shape (..., r)."""
+        x = np.asarray(x, dtype=float)
+        flat = x.reshape(-1, x.shape[-1])
+        vals, grads = np.empty(len(flat)), np.empty_like(flat)
+        for j, w in enumerate(flat):
+            qv, y = self._solve(w)
+            vals[j], grads[j] = qv - self.L / 2 * float(w @ w), y - self.L * w
+        return vals.reshape(x.shape[:-1]), grads.reshape(x.shape)
+
+    def misfit(self) -> float:
+        """The largest gradient or value misfit at the triplets (0 up to the PEP's and the QP's accuracy)."""
+        out = 0.0
+        for x, g, fv in self.triplets:
+            v, gr = self.value_and_grad(x)
+            out = max(out, float(np.max(np.abs(gr - g))), abs(float(v) - fv))
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class InterpolatedClients:
+    """Clients f_i given as :class:`SmoothInterpolant` objects, phi given: the engine's Problem API."""
+
+    clients: tuple[SmoothInterpolant, ...]
+    phi: Any
+    L: float
+    p: int
+
+    @property
+    def n(self) -> int:
+        return len(self.clients)
+
+    def client_values(self, X: np.ndarray) -> np.ndarray:
+        return np.stack([c.value_and_grad(X[..., i, :])[0] for i, c in enumerate(self.clients)], axis=-1)
+
+    def grad(self, X: np.ndarray) -> np.ndarray:
+        return np.stack([c.value_and_grad(X[..., i, :])[1] for i, c in enumerate(self.clients)], axis=-2)
+
+    def f(self, x: np.ndarray) -> np.ndarray:
+        return np.mean([c.value_and_grad(x)[0] for c in self.clients], axis=0)
+
+    def grad_f(self, x: np.ndarray) -> np.ndarray:
+        return np.mean([c.value_and_grad(x)[1] for c in self.clients], axis=0)
+
+    def psi(self, x: np.ndarray) -> np.ndarray:
+        return self.f(x) + self.phi.value(x)
+
+    @property
+    def constants(self) -> dict[str, Any]:
+        from fedbounds.algorithms.base import Constant
+
+        return {"L": Constant(self.L, "upper_bound", "Taylor-Hendrickx-Glineur interpolant: curvature in [-L, L]")}
+
+    def solution(self) -> Any:
+        raise NotImplementedError("a replayed worst case has no certified minimiser")
+
+
 def _misfit(A: np.ndarray, b: np.ndarray, c: float, triplets: list[tuple[np.ndarray, np.ndarray, float]]) -> float:
     return float(max(max(np.max(np.abs(A @ x + b - g)), abs(0.5 * x @ A @ x + b @ x + c - fv)) for x, g, fv in triplets))
 
@@ -175,7 +309,9 @@ def fit_quadratic(triplets: list[tuple[np.ndarray, np.ndarray, float]], L: float
         res.append(Av @ x + bv - g)
         res.append(cp.reshape(0.5 * (x @ Av @ x) + bv @ x + cv - fv, (1,), order="F"))
     prob = cp.Problem(cp.Minimize(cp.sum_squares(cp.hstack(res))), [Av << L * np.eye(r), Av >> -L * np.eye(r)])
-    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    with warnings.catch_warnings():  # "may be inaccurate" at 1e-12: the returned misfit measures it
+        warnings.simplefilter("ignore", UserWarning)
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     A, b, c = np.asarray(Av.value), np.asarray(bv.value), float(cv.value)
     return A, b, c, _misfit(A, b, c, triplets)
 
@@ -186,10 +322,10 @@ class Replay:
 
     ``pep_value``: the PEP's primal objective (min_t ||F_nor(z_t)||^2 at its worst case, Lyapunov decrease at
     the budget); ``replay_value``: the same measured on the engine's trajectory; ``pep_decrease`` /
-    ``replay_decrease``: Lyap_0 - Lyap_T; ``fit_residual``: the worst quadratic misfit over the clients;
-    ``exact``: the fit is exact to 1e-6 (then the replay must match the PEP to solver accuracy); ``dimension``:
-    r, the dimension of the instance; ``solver_status``; ``replay_ratio`` and ``rel_error`` compare the
-    engine's ratio (rescaled to ``budget``) with the PEP value.
+    ``replay_decrease``: Lyap_0 - Lyap_T; ``fit_residual``: the worst misfit at the triplets over the clients
+    (quadratic fit, else the smooth interpolant); ``exact``: that misfit is below 1e-6; ``dimension``: r, the
+    dimension of the instance; ``solver_status``: the PEP solve's; ``replay_ratio`` and ``rel_error`` compare the
+    engine's ratio (rescaled to ``budget``) with the PEP value; ``details["construction"]`` names the f_i used.
     """
 
     pep_value: float
@@ -218,17 +354,32 @@ class Replay:
 def replay_lyapunov(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, variant: str = "A", measure: str = "min", budget: float = 1.0, solver: str = "CLARABEL",
+    budgets: tuple[float, ...] | None = (1.0, 10.0, 100.0, 0.1, 0.01), construction: str = "auto",
 ) -> Replay:
-    """Solve measure (a) once (``solver``), build the worst instance (module docstring) and run the engine on it."""
+    """Solve measure (a) with ``solver``, build the worst instance (module docstring) and run the engine on it.
+
+    The PEP is solved at ``budget``, then at the other ``budgets`` until the solver reports ``optimal`` (the
+    value is homogeneous in the budget, and the replay ratio is rescaled to the budget used). ``construction``:
+    ``"auto"`` (the quadratic fit where it interpolates to 1e-6, else the smooth interpolant), ``"quadratic"`` or
+    ``"interpolant"``."""
+    if construction not in ("auto", "quadratic", "interpolant"):
+        raise ValueError(f"construction must be 'auto', 'quadratic' or 'interpolant', got {construction!r}")
     from fedbounds.algorithms.run import run
 
-    build = build_lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, "zero", budget)
     tight = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10} if solver.upper() == "CLARABEL" else None
-    sr, _ = solve_once(build, solver, tight)
-    if not sr.optimal:  # the tight tolerances can fail where the defaults converge
-        sr, _ = solve_once(build, solver)
-    if sr.primal is None or not sr.evaluations:
-        raise RuntimeError(f"the PEP did not solve ({sr.status}); nothing to replay")
+    sr = None
+    for b in (budget, *(x for x in (budgets or ()) if x != budget)):  # first optimal solve, as descent_check does
+        build = build_lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, "zero", b)
+        for opts in (tight, None):  # the tight tolerances can fail where the defaults converge
+            run_b, _ = solve_once(build, solver, opts)
+            if sr is None or (run_b.optimal and not sr.optimal) or (sr.primal is None and run_b.primal is not None):
+                sr, budget = run_b, b
+            if run_b.optimal:
+                break
+        if sr.optimal:
+            break
+    if sr is None or sr.primal is None or not sr.evaluations:
+        raise RuntimeError(f"the PEP did not solve ({sr.status if sr else 'no solve'}); nothing to replay")
     ev = sr.evaluations
     # 1. coordinates: project every vector onto the span of all of them
     vecs = [ev["z0"]] + [v for k in ["h", *(f"f{i}" for i in range(n))] for t in ev[k] for v in t[:2]]
@@ -242,10 +393,19 @@ def replay_lyapunov(
     h_trip = [(proj(x), proj(g), fv) for x, g, fv in ev["h"]]
     phi = MaxAffineWeaklyConvex(np.array([t[0] for t in h_trip]), np.array([t[1] for t in h_trip]),
                                 np.array([t[2] for t in h_trip]), rho)
-    fits = [fit_quadratic([(proj(x), proj(g), fv) for x, g, fv in ev[f"f{i}"]], L) for i in range(n)]
-    problem = QuadraticClients(np.array([f[0] for f in fits]), np.array([f[1] for f in fits]),
-                               np.array([f[2] for f in fits]), phi, L)
+    trips = [[(proj(x), proj(g), fv) for x, g, fv in ev[f"f{i}"]] for i in range(n)]
+    fits = [fit_quadratic(tr, L) for tr in trips]
     residual = max(f[3] for f in fits)
+    problem: Any
+    if construction == "quadratic" or (construction == "auto" and residual < 1e-6):
+        problem = QuadraticClients(np.array([f[0] for f in fits]), np.array([f[1] for f in fits]),
+                                   np.array([f[2] for f in fits]), phi, L)
+        construction = "quadratic"
+    else:  # no quadratic interpolates: the exact smooth (nonconvex) interpolant
+        clients = tuple(SmoothInterpolant(tr, L) for tr in trips)
+        problem = InterpolatedClients(clients, phi, L, rank)
+        residual = max(c.misfit() for c in clients)
+        construction = "smooth interpolant (Taylor-Hendrickx-Glineur)"
     # 4. run the engine, recording every state
     states: list[Any] = []
     traj = run("fednmap", problem, {"gamma": gamma, "eta_a": eta_a, "eta_s": eta_s, "Q": Q, "variant": variant,
@@ -278,5 +438,6 @@ def replay_lyapunov(
         solver_status=sr.status,
         budget=budget,
         details={"Fnor2_pep": [ev[f"Fnor2_{t}"] for t in range(T)], "Fnor2_replay": fn2, "problem": problem,
+                 "construction": construction,
                  "z0": proj(ev["z0"])},
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -149,6 +150,41 @@ def test_replayed_worst_case_reproduces_the_pep_value(n, Q, T):
     assert rep.replay_decrease == pytest.approx(1.0, rel=1e-6)
 
 
+def test_replay_beyond_quadratics_uses_the_smooth_interpolant_and_matches():
+    # at Q = T = 2 no quadratic interpolates the worst case; the Taylor-Hendrickx-Glineur interpolant does
+    from fedbounds.checks.fednmap.pep import theorem5_steps
+    from fedbounds.checks.fednmap.pep_replay import InterpolatedClients, fit_quadratic, replay_lyapunov
+
+    st = theorem5_steps(1.0, 0.1, 2)
+    rep = replay_lyapunov(1.0, 0.1, st["gamma"], 16 * st["eta_a"], st["eta_s"], 2, 2, 2, 1.0, 1.0)
+    prob = rep.details["problem"]
+    assert isinstance(prob, InterpolatedClients) and rep.solver_status == "optimal"
+    assert rep.rel_error < 1e-5
+    # the best quadratic misses the same points, and its replay misses the PEP value by orders more
+    assert max(fit_quadratic(c.triplets, 1.0)[3] for c in prob.clients) > 5 * rep.fit_residual
+    quad = replay_lyapunov(1.0, 0.1, st["gamma"], 16 * st["eta_a"], st["eta_s"], 2, 2, 2, 1.0, 1.0, construction="quadratic")
+    assert quad.rel_error > 30 * rep.rel_error  # measured: 1.1e-4 against 8.7e-7
+
+
+def test_smooth_interpolant_is_exact_and_in_the_class():
+    # triplets of a nonconvex 1-smooth function: f(x) = cos(x_1) + x_2^2/2 (curvature in [-1, 1])
+    from fedbounds.checks.fednmap.pep_replay import SmoothInterpolant
+
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(6, 2)) * 1.5
+    f = lambda x: np.cos(x[0]) + x[1] ** 2 / 2  # noqa: E731
+    g = lambda x: np.array([-np.sin(x[0]), x[1]])  # noqa: E731
+    s = SmoothInterpolant([(x, g(x), float(f(x))) for x in pts], 1.0)
+    assert s.misfit() < 1e-8
+    # curvature in [-1, 1] along random segments: |<grad(a) - grad(b), a - b>| <= ||a - b||^2 (and Lipschitz gradient)
+    for _ in range(20):
+        a, b = rng.normal(size=2) * 2, rng.normal(size=2) * 2
+        ga, gb = s.value_and_grad(a)[1], s.value_and_grad(b)[1]
+        assert np.linalg.norm(ga - gb) <= np.linalg.norm(a - b) * (1 + 1e-6)
+    # teeth: the same triplets are not 0.5-smooth-interpolable, and the interpolant built with L = 0.5 misses them
+    assert SmoothInterpolant([(x, g(x), float(f(x))) for x in pts], 0.5).misfit() > 1e-3
+
+
 def test_replay_has_teeth():
     # the same constructed instance, run with a 10% larger client step, no longer attains the PEP value
     from fedbounds.algorithms.run import run
@@ -203,3 +239,76 @@ def test_333_certifies_at_a_rescaled_budget_and_matches_one_client():
     one = lyapunov_pep(**SCOPING, n=1, Q=3, T=3, C_0=1.0, C_c=1.0)
     assert three.certified and one.certified and three.gram_dim == gram_dimension(3, 3, 3) == 51
     assert three.value == pytest.approx(one.value, rel=1e-3)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the client-symmetric block form (checks.core.pep_symmetric)
+# ---------------------------------------------------------------------------------------------------------------
+def _steps(Q, k):
+    st = theorem5_steps(1.0, 0.1, Q)
+    return {"L": 1.0, "rho": 0.1, "gamma": st["gamma"], "eta_a": k * st["eta_a"], "eta_s": st["eta_s"],
+            "descent_coef": k * st["descent_coef"]}
+
+
+# (2, 3, 2) and (2, 2, 3): where a basis that is not client-symmetric (each client's local prox an increment of the
+# previous client's) gave a 1.2% lower value; (3, 2, 1): three clients
+@pytest.mark.parametrize(("n", "Q", "T"), [(2, 1, 1), (2, 2, 2), pytest.param(2, 3, 2, marks=pytest.mark.slow), (2, 2, 3), (3, 2, 1)])
+def test_symmetric_block_form_has_the_full_worst_case(n, Q, T):
+    args = _steps(Q, 16.0)
+    full = descent_check(**args, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0)
+    sym = descent_check(**args, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0, symmetric=True)
+    assert full.certified and sym.certified
+    assert sym.value == pytest.approx(full.value, rel=2e-6)
+    assert all(r.gap is not None and abs(r.gap) < 1e-6 for r in sym.runs)  # a dual value rebuilt from multipliers
+    blocks = sym.runs[0].options["blocks"]
+    assert max(blocks) < full.gram_dim == sym.gram_dim == gram_dimension(n, Q, T)
+
+
+def test_symmetric_block_form_has_teeth():
+    # one thing changed in the block map: the shared-client block C = M[k, mean(a)]/sqrt(n) taken as M[k, mean(a)]/n.
+    # (Changing the two-client block B instead changes nothing measurable here: the worst case has identical
+    # clients, D = A - B = 0, which is why n = 1 gives the same value.)
+    from fedbounds.checks.core import pep_symmetric as ps
+
+    args = _steps(2, 16.0)
+    sym = descent_check(**args, n=2, Q=2, T=2, C_0=1.0, C_c=1.0, symmetric=True)
+    orig = ps._Map._gram
+
+    def wrong(self, p, q, coef, row):
+        lp, lq = self.labels.points[p], self.labels.points[q]
+        if {lp[0], lq[0]} == {"s", "c"}:
+            coef = coef * math.sqrt(self.n) / self.n
+        orig(self, p, q, coef, row)
+
+    ps._REDUCED.clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ps._Map, "_gram", wrong)
+        bad = descent_check(**args, n=2, Q=2, T=2, C_0=1.0, C_c=1.0, symmetric=True)
+    ps._REDUCED.clear()
+    assert not (bad.certified and bad.value == pytest.approx(sym.value, rel=1e-3))
+
+
+def test_symmetric_labels_refuse_an_asymmetric_pep():
+    from fedbounds.checks.core.pep_symmetric import Labels
+
+    lab = Labels(2)
+    lab.point(object(), 0)
+    lab.point(object(), 0)
+    lab.point(object(), 1)
+    with pytest.raises(ValueError, match="not client-symmetric"):
+        lab.check()
+    with pytest.raises(ValueError, match="ratio form from zero corrections"):
+        build_lyapunov_pep(**SCOPING, n=2, Q=1, T=1, C_0=1.0, C_c=1.0, initial_correction="free", symmetric=True)
+
+
+def test_333_in_block_form_certifies_quickly_and_matches_one_client():
+    # (3, 3, 3): the full Gram is 51 x 51 (several minutes with the budget retries, measured); blocks 19 and 16
+    args = _steps(3, 16.0)
+    t0 = time.perf_counter()
+    three = descent_check(**args, n=3, Q=3, T=3, C_0=1.0, C_c=1.0, symmetric=True)
+    seconds = time.perf_counter() - t0
+    one = descent_check(**args, n=1, Q=3, T=3, C_0=1.0, C_c=1.0)
+    assert three.certified and one.certified and three.gram_dim == 51
+    assert three.runs[0].options["blocks"] == (19, 16)
+    assert three.value == pytest.approx(one.value, rel=1e-4)
+    assert seconds < 60

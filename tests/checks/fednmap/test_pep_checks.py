@@ -39,8 +39,10 @@ def test_descent_family_holds_with_certified_points_and_replay(constants_result)
         assert all(s["status"] == "optimal" and s["gap"] is not None for s in solvers.values())
     # the ratio is well below 1 (the coefficient eta_hat/9 is loose) but not by orders of magnitude
     assert all(0.05 < v.observed < 0.5 for v in pep_rows)
-    (replay,) = [v for v in res.verdicts if "replay" in v.details]
-    assert replay.status == "holds" and replay.observed < 1e-5
+    replays = [v for v in res.verdicts if "replay" in v.details]
+    assert [v.details["replay"]["construction"].split(" ")[0] for v in replays] == ["quadratic", "smooth"]
+    assert all(v.status == "holds" and v.observed < 1e-5 and v.details["replay"]["solver_status"] == "optimal"
+               for v in replays)
 
 
 def test_descent_control_fires_for_its_reason(constants_result):

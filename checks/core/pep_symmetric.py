@@ -1,0 +1,254 @@
+"""A PEP with n interchangeable clients, solved in its client-symmetric block form (smaller, and n-fold fewer rows).
+
+Why it is exact. A PEP is a convex SDP in the Gram matrix G of its leaves (and the vector F of its function
+values). When the method, the class and the measure are invariant under permuting the clients (FedNMap's are:
+every client runs the same local loop on its own f_i from the same server state), the average of an optimal
+(G, F) over all permutations is feasible and optimal too. So the worst case is attained at a client-symmetric G:
+with the leaves split into shared ones (s of them) and per-client ones (m slots, the same for every client),
+
+    G = [[S, 1' (x) C], [1 (x) C', I_n (x) (A - B) + J_n (x) B]],    F = (F_shared, 1 (x) F_client),
+
+S the shared block, C the shared-client block, A a client with itself, B two different clients (symmetric). The
+orthogonal change of client basis (the mean mode 1/sqrt(n) and n - 1 difference modes) block-diagonalises it:
+
+    G >= 0  <=>  M = [[S, sqrt(n) C], [sqrt(n) C', A + (n - 1) B]] >= 0  and  D = A - B >= 0.
+
+We solve for (M, D, F_shared, F_client): one (s + m) and one m block instead of one s + n m block, and every
+interpolation row of client i is the row of client 1, and every row of a pair of different clients the row of
+clients (1, 2), so duplicate rows are dropped. A slot whose leaves sum to zero over the clients (the normal form's
+gradients at x_0, whose mean is 0) has no mean mode: its row of M is removed, which keeps the SDP strictly feasible
+(imposing ||sum_i g_i||^2 = 0 on a full Gram matrix would not).
+
+The builder labels its leaves (:class:`Labels`); anything else about the PEP is PEPit's (its prepared scalar
+constraints, the objective leaf). The dual value is rebuilt from the solver's multipliers (an upper bound when
+optimal), as PEPit does for the full SDP, so the certificate keeps its meaning and its duality gap.
+
+Reference: symmetry reduction of SDPs (Gatermann and Parrilo 2004; de Klerk 2010); in PEP, client symmetry of
+decentralised methods (Colla and Hendrickx 2023).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import time
+import warnings
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from fedbounds.checks.core.pep import SCS_OPTIONS, Builder, SolverRun
+
+__all__ = ["Labels", "block_sizes", "solve_symmetric"]
+
+
+@dataclass
+class Labels:
+    """Which leaf is whose: shared leaves and per-client slots, filled in while a PEP is built.
+
+    ``points`` / ``values`` map a leaf Point / leaf Expression to ``("s", k)`` (shared, index k) or ``("c", i, a)``
+    (client i, slot a). ``zero_mean``: the point slots a with sum_i leaf(i, a) = 0.
+    """
+
+    n: int
+    points: dict[Any, tuple] = field(default_factory=dict)
+    values: dict[Any, tuple] = field(default_factory=dict)
+    zero_mean: set[int] = field(default_factory=set)
+    _counts: dict[tuple, int] = field(default_factory=dict)
+
+    def _next(self, kind: str, owner: int | None) -> tuple:
+        key = (kind, owner)
+        k = self._counts.get(key, 0)
+        self._counts[key] = k + 1
+        return ("s", k) if owner is None else ("c", owner, k)
+
+    def point(self, p: Any, owner: int | None) -> Any:
+        """Label a new leaf Point (``owner`` None: shared; else the client)."""
+        self.points[p] = self._next("p", owner)
+        return p
+
+    def value(self, e: Any, owner: int | None) -> Any:
+        """Label a new leaf Expression (a function value)."""
+        self.values[e] = self._next("v", owner)
+        return e
+
+    def check(self) -> tuple[int, int, int, int]:
+        """(s, m, shared values, client value slots), after checking that every client has the same slots."""
+        def sizes(table: dict[Any, tuple]) -> tuple[int, int]:
+            shared = sum(1 for v in table.values() if v[0] == "s")
+            per = [sum(1 for v in table.values() if v[0] == "c" and v[1] == i) for i in range(self.n)]
+            if len(set(per)) > 1:
+                raise ValueError(f"clients have different numbers of leaves {per}: the PEP is not client-symmetric")
+            return shared, per[0] if per else 0
+
+        s, m = sizes(self.points)
+        vs, vm = sizes(self.values)
+        return s, m, vs, vm
+
+
+def block_sizes(labels: Labels) -> tuple[int, int]:
+    """The sizes of the two PSD blocks: M (shared + client slots with a mean mode) and D (client slots)."""
+    s, m, _, _ = labels.check()
+    return s + m - len(labels.zero_mean), (m if labels.n > 1 else 0)
+
+
+class _Map:
+    """Rows of the reduced SDP: x = [vec(M), vec(D), F_shared, F_client, tau], each constraint a x + c (<= or ==) 0."""
+
+    def __init__(self, labels: Labels, objective: Any) -> None:
+        self.n = labels.n
+        s, m, vs, vm = labels.check()
+        self.s, self.m = s, m
+        mean_slots = [a for a in range(m) if a not in labels.zero_mean]
+        self.mean_index = {a: s + j for j, a in enumerate(mean_slots)}
+        self.dM, self.dD = block_sizes(labels)
+        self.offD = self.dM * self.dM
+        self.offFs = self.offD + self.dD * self.dD
+        self.offFc = self.offFs + vs
+        self.tau = self.offFc + vm
+        self.size = self.tau + 1
+        self.labels, self.objective = labels, objective
+
+    def _M(self, u: int, v: int) -> int:
+        return u * self.dM + v  # row-major; symmetric variable, so (u, v) and (v, u) are one entry
+
+    def _D(self, a: int, b: int) -> int:
+        return self.offD + a * self.dD + b
+
+    def _gram(self, p: Any, q: Any, coef: float, row: dict[int, float]) -> None:
+        lp, lq = self.labels.points[p], self.labels.points[q]
+        if lp[0] == "c" and lq[0] == "s":
+            lp, lq = lq, lp
+        n = self.n
+        if lp[0] == "s" and lq[0] == "s":
+            _add(row, self._M(lp[1], lq[1]), coef)
+        elif lp[0] == "s":  # shared k with client (i, a): C[k, a] = M[k, mean(a)] / sqrt(n)
+            if lq[2] in self.mean_index:
+                _add(row, self._M(lp[1], self.mean_index[lq[2]]), coef / math.sqrt(n))
+        else:  # A = (M' + (n - 1) D)/n for one client, B = (M' - D)/n for two
+            a, b = lp[2], lq[2]
+            same = lp[1] == lq[1]
+            if a in self.mean_index and b in self.mean_index:
+                _add(row, self._M(self.mean_index[a], self.mean_index[b]), coef / n)
+            if n > 1:
+                _add(row, self._D(a, b), coef * ((n - 1) / n if same else -1.0 / n))
+
+    def row(self, expression: Any) -> tuple[dict[int, float], float]:
+        row: dict[int, float] = {}
+        const = 0.0
+        for key, coef in expression.decomposition_dict.items():
+            coef = float(coef)
+            if isinstance(key, tuple):
+                self._gram(key[0], key[1], coef, row)
+            elif key is self.objective:
+                _add(row, self.tau, coef)
+            elif isinstance(key, int | float) and key == 1:
+                const += coef
+            else:
+                lab = self.labels.values[key]
+                _add(row, (self.offFs + lab[1]) if lab[0] == "s" else (self.offFc + lab[2]), coef)
+        return row, const
+
+
+def _add(row: dict[int, float], k: int, v: float) -> None:
+    row[k] = row.get(k, 0.0) + v
+
+
+def _rows(pep: Any, labels: Labels) -> tuple[_Map, list, list]:
+    """PEPit's prepared scalar constraints, mapped and deduplicated: (map, inequalities, equalities)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        pep._prepare_constraints(verbose=0)
+    if getattr(pep, "_list_of_prepared_psd", None):
+        raise ValueError("the symmetric reduction handles scalar constraints only (this PEP has LMI constraints)")
+    mp = _Map(labels, pep.objective)
+    seen: set = set()
+    ineq, eq = [], []
+    for c in pep._list_of_prepared_constraints:
+        row, const = mp.row(c.expression)
+        key = (c.equality_or_inequality, tuple(sorted((k, round(v, 12)) for k, v in row.items() if v != 0)), round(const, 12))
+        if key in seen:
+            continue
+        seen.add(key)
+        (eq if c.equality_or_inequality == "equality" else ineq).append((row, const))
+    return mp, ineq, eq
+
+
+#: the reduced rows of a builder, kept while the builder lives: certify solves the same PEP with each solver
+_REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _reduced(build: Builder) -> tuple[Labels, _Map, Any, np.ndarray, Any, np.ndarray, int]:
+    try:
+        return _REDUCED[build]
+    except (KeyError, TypeError):
+        pass
+    pep, named = build()
+    labels: Labels = named["labels"]
+    mp, ineq, eq = _rows(pep, labels)
+    out = (labels, mp, *_matrix(ineq, mp.size), *_matrix(eq, mp.size), len(ineq) + len(eq))
+    with contextlib.suppress(TypeError):
+        _REDUCED[build] = out
+    return out
+
+
+def _matrix(rows: list, size: int) -> tuple[Any, np.ndarray]:
+    import scipy.sparse as sps
+
+    data, ri, ci = [], [], []
+    for r, (row, _) in enumerate(rows):
+        for k, v in row.items():
+            ri.append(r)
+            ci.append(k)
+            data.append(v)
+    return sps.csr_matrix((data, (ri, ci)), shape=(len(rows), size)), np.array([c for _, c in rows])
+
+
+def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, Any] | None = None) -> tuple[SolverRun, int]:
+    """Like :func:`fedbounds.checks.core.pep.solve_once`, for a builder whose ``named`` carries ``labels``
+    (a :class:`Labels`): the same worst case, solved in block form. Returns the run and the full Gram size
+    it stands for (s + n m, less one per zero-mean slot); :func:`block_sizes` gives the blocks actually solved."""
+    import cvxpy as cp
+
+    solver = solver.upper()
+    opts = dict(solver_options or {})
+    if solver == "SCS" and not solver_options:
+        opts = dict(SCS_OPTIONS)
+    t0 = time.perf_counter()
+    labels, mp, Ai, ci, Ae, ce, nrows = _reduced(build)
+    M = cp.Variable((mp.dM, mp.dM), PSD=True)
+    parts = [cp.reshape(M, (mp.dM * mp.dM,), order="C")]
+    D = None
+    if mp.dD:
+        D = cp.Variable((mp.dD, mp.dD), PSD=True)
+        parts.append(cp.reshape(D, (mp.dD * mp.dD,), order="C"))
+    nF = mp.size - mp.offFs
+    F = cp.Variable(nF)
+    x = cp.hstack([*parts, F])
+    eq = Ae.shape[0] > 0
+    cons = [Ai @ x + ci <= 0]
+    if eq:
+        cons.append(Ae @ x + ce == 0)
+    prob = cp.Problem(cp.Maximize(F[nF - 1]), cons)
+    status, dual, primal, viol, min_eig = "", None, None, None, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            prob.solve(solver=solver, **opts)
+            status = str(prob.status)
+        except Exception as exc:
+            status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
+    if status in ("optimal", "optimal_inaccurate") and x.value is not None:
+        primal = float(prob.value)
+        lam = [np.asarray(c.dual_value, dtype=float).ravel() for c in cons]
+        dual = -float(lam[0] @ ci) - (float(lam[1] @ ce) if eq else 0.0)  # sup of the Lagrangian: -sum_k lam_k c_k
+        xv = np.asarray(x.value, dtype=float)
+        viol = max([float(np.max(Ai @ xv + ci)), *([float(np.max(np.abs(Ae @ xv + ce)))] if eq else [])])
+        min_eig = min(float(np.linalg.eigvalsh(B.value).min()) for B in (M, D) if B is not None)
+    s, m, _, _ = labels.check()
+    run = SolverRun(solver=solver, status=status, dual=dual, primal=primal, seconds=time.perf_counter() - t0,
+                    primal_violation=viol, gram_min_eig=min_eig, options={**opts, "blocks": block_sizes(labels),
+                                                                          "rows": nrows})
+    return run, s + labels.n * m - len(labels.zero_mean)  # a zero-mean slot spans n - 1 dimensions, not n
