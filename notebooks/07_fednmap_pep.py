@@ -49,7 +49,8 @@ import numpy as np
 from fedbounds.algorithms.regularizers import L1
 from fedbounds.checks.core.notebook import show
 from fedbounds.checks.core.pep import verdict
-from fedbounds.checks.fednmap.pep import descent_check, descent_coefficient, gram_dimension, lyapunov_pep
+from fedbounds.checks.fednmap.pep import descent_check, descent_coefficient, gram_dimension, lyapunov_pep, theorem5_steps
+from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
 from fedbounds.checks.fednmap.pep_grid import descent_entry
 from fedbounds.theory.fednmap import pep_evidence as evidence
 from fedbounds.theory.registry import get_claim
@@ -467,6 +468,37 @@ assert all(r["k"] is not None and r["value"] <= 1.0 + TOL for r in step_cert)
 if step_cert:
     print(f"\ncertified at {len(step_cert)}/{len(evidence.STEPS)} points; the smallest certified multiplier is "
           f"k = {min(r['k'] for r in step_cert):g} (Theorem 5's steps are conservative by at least that factor there)")
+
+# %% [markdown]
+# ## 6b. Many clients, and a worst case turned back into an instance
+#
+# **Client symmetry.** Every client runs the same loop on its own $f_i$, so the PEP is invariant under permuting clients,
+# and (being convex) it has a client-symmetric optimum. In a symmetric Gram matrix the mean mode and the $n-1$ difference
+# modes of the clients decouple: one PSD block for the shared leaves and the client mean, one for a client difference,
+# neither growing with $n$ (`fedbounds.checks.core.pep_symmetric`, docs §10.4). Below, the same point solved both ways:
+# the values must agree to solver accuracy, and the worst case is the one-client value (identical clients).
+#
+# **Replay.** The certificate's Gram matrix is an instance. With $f_i$ the smooth interpolant of Taylor, Hendrickx and
+# Glineur (no quadratic fits from $Q=2$ on) and $\varphi$ the max-affine interpolant minus $\tfrac\rho2\|\cdot\|^2$, the
+# numerical engine runs the worst case and must reproduce the PEP's ratio (docs §10.5).
+
+# %%
+st2 = theorem5_steps(1.0, 0.1, 2)
+args2 = dict(L=1.0, rho=0.1, gamma=st2["gamma"], eta_a=16 * st2["eta_a"], eta_s=st2["eta_s"], Q=2, T=2, C_0=1.0, C_c=1.0,
+             descent_coef=16 * st2["descent_coef"])
+full3 = descent_check(n=3, **args2)
+block3 = descent_check(n=3, symmetric=True, **args2)
+one = descent_check(n=1, **args2)
+print(f"(n, Q, T) = (3, 2, 2), steps 16x printed: full Gram {full3.gram_dim} -> {full3.value:.7f} "
+      f"({sum(full3.seconds.values()):.1f} s); blocks {block3.runs[0].options['blocks']} -> {block3.value:.7f} "
+      f"({sum(block3.seconds.values()):.1f} s); one client {one.value:.7f}")
+assert full3.certified and block3.certified and abs(block3.value - full3.value) <= 1e-5 * full3.value
+assert abs(one.value - full3.value) <= 1e-5 * full3.value
+
+rep = replay_lyapunov(1.0, 0.1, st2["gamma"], 16 * st2["eta_a"], st2["eta_s"], 2, 2, 2, 1.0, 1.0)
+print(f"replay at (2, 2, 2): {rep.details['construction']}, instance dimension {rep.dimension}, PEP {rep.pep_value:.8g}, "
+      f"engine {rep.replay_ratio:.8g}, relative error {rep.rel_error:.1e}")
+assert rep.solver_status == "optimal" and rep.rel_error < 1e-5
 
 # %% [markdown]
 # ## 7. What is certified, and what is not
