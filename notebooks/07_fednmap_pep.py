@@ -50,8 +50,8 @@ from fedbounds.algorithms.regularizers import L1
 from fedbounds.checks.core.notebook import show
 from fedbounds.checks.core.pep import verdict
 from fedbounds.checks.fednmap.pep import descent_check, descent_coefficient, gram_dimension, lyapunov_pep, theorem5_steps
-from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
 from fedbounds.checks.fednmap.pep_grid import descent_entry
+from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
 from fedbounds.theory.fednmap import pep_evidence as evidence
 from fedbounds.theory.registry import get_claim
 from PEPit import PEP, Point
