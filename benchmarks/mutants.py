@@ -130,6 +130,18 @@ TARGETS: list[dict[str, Any]] = [
         ],
         "tests": ["tests/algorithms/test_ds_fedproxgrad.py", "tests/algorithms", *CHECKS_TESTS, *NOTEBOOK_TESTS],
     },
+    {
+        "files": "checks/core/pep_symmetric.py",
+        "mutate": ["operators", "constants"],
+        "scope": ["_Map.*", "solve_symmetric", "block_sizes"],
+        "tests": ["tests/checks/fednmap/test_pep.py -k 'symmetric or 333_in_block'"],
+    },
+    {
+        "files": "checks/fednmap/pep_replay.py",
+        "mutate": ["operators", "constants"],
+        "scope": ["SmoothInterpolant.*", "replay_lyapunov"],
+        "tests": ["tests/checks/fednmap/test_pep.py -k 'replay or interpolant'"],
+    },
 ]
 
 #: keyword arguments whose numeric values are settings, not formula numbers

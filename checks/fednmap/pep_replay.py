@@ -93,29 +93,18 @@ class MaxAffineWeaklyConvex:
         return out.reshape(z.shape)
 
 
-@dataclass(frozen=True, eq=False)
-class QuadraticClients:
-    """f_i(x) = x'A_i x/2 + b_i'x + c_i, phi given: the engine's Problem API (exact constants: L is the bound used)."""
+class _ReplayedClients:
+    """The engine's Problem API over ``client_values`` and ``grad`` of a subclass (and its ``phi``, ``n``)."""
 
-    A: np.ndarray  # (n, r, r)
-    b: np.ndarray  # (n, r)
-    c: np.ndarray  # (n,)
     phi: Any
-    L: float
-
-    @property
-    def n(self) -> int:
-        return self.A.shape[0]
-
-    @property
-    def p(self) -> int:
-        return self.A.shape[1]
+    n: int
+    _L_note = ""
 
     def client_values(self, X: np.ndarray) -> np.ndarray:
-        return 0.5 * np.einsum("...ir,irs,...is->...i", X, self.A, X) + np.einsum("ir,...ir->...i", self.b, X) + self.c
+        raise NotImplementedError
 
     def grad(self, X: np.ndarray) -> np.ndarray:
-        return np.einsum("irs,...is->...ir", self.A, X) + self.b
+        raise NotImplementedError
 
     def f(self, x: np.ndarray) -> np.ndarray:
         X = np.repeat(np.asarray(x)[..., None, :], self.n, axis=-2)
@@ -132,10 +121,36 @@ class QuadraticClients:
     def constants(self) -> dict[str, Any]:
         from fedbounds.algorithms.base import Constant
 
-        return {"L": Constant(self.L, "upper_bound", "quadratic fit with ||A_i|| <= L")}
+        return {"L": Constant(self.L, "upper_bound", self._L_note)}  # type: ignore[attr-defined]
 
     def solution(self) -> Any:
         raise NotImplementedError("a replayed worst case has no certified minimiser")
+
+
+@dataclass(frozen=True, eq=False)
+class QuadraticClients(_ReplayedClients):
+    """f_i(x) = x'A_i x/2 + b_i'x + c_i, phi given: the engine's Problem API (exact constants: L is the bound used)."""
+
+    A: np.ndarray  # (n, r, r)
+    b: np.ndarray  # (n, r)
+    c: np.ndarray  # (n,)
+    phi: Any
+    L: float
+    _L_note = "quadratic fit with ||A_i|| <= L"
+
+    @property
+    def n(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def p(self) -> int:
+        return self.A.shape[1]
+
+    def client_values(self, X: np.ndarray) -> np.ndarray:
+        return 0.5 * np.einsum("...ir,irs,...is->...i", X, self.A, X) + np.einsum("ir,...ir->...i", self.b, X) + self.c
+
+    def grad(self, X: np.ndarray) -> np.ndarray:
+        return np.einsum("irs,...is->...ir", self.A, X) + self.b
 
 
 class SmoothInterpolant:
@@ -225,13 +240,14 @@ class SmoothInterpolant:
 
 
 @dataclass(frozen=True, eq=False)
-class InterpolatedClients:
+class InterpolatedClients(_ReplayedClients):
     """Clients f_i given as :class:`SmoothInterpolant` objects, phi given: the engine's Problem API."""
 
     clients: tuple[SmoothInterpolant, ...]
     phi: Any
     L: float
     p: int
+    _L_note = "Taylor-Hendrickx-Glineur interpolant: curvature in [-L, L]"
 
     @property
     def n(self) -> int:
@@ -242,24 +258,6 @@ class InterpolatedClients:
 
     def grad(self, X: np.ndarray) -> np.ndarray:
         return np.stack([c.value_and_grad(X[..., i, :])[1] for i, c in enumerate(self.clients)], axis=-2)
-
-    def f(self, x: np.ndarray) -> np.ndarray:
-        return np.mean([c.value_and_grad(x)[0] for c in self.clients], axis=0)
-
-    def grad_f(self, x: np.ndarray) -> np.ndarray:
-        return np.mean([c.value_and_grad(x)[1] for c in self.clients], axis=0)
-
-    def psi(self, x: np.ndarray) -> np.ndarray:
-        return self.f(x) + self.phi.value(x)
-
-    @property
-    def constants(self) -> dict[str, Any]:
-        from fedbounds.algorithms.base import Constant
-
-        return {"L": Constant(self.L, "upper_bound", "Taylor-Hendrickx-Glineur interpolant: curvature in [-L, L]")}
-
-    def solution(self) -> Any:
-        raise NotImplementedError("a replayed worst case has no certified minimiser")
 
 
 def _misfit(A: np.ndarray, b: np.ndarray, c: float, triplets: list[tuple[np.ndarray, np.ndarray, float]]) -> float:

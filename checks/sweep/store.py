@@ -174,19 +174,38 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
         try:
-            with self._guard():
-                if not readonly:
-                    self._con.execute("PRAGMA journal_mode=WAL")
-                    self._con.execute("PRAGMA synchronous=FULL")
-                    fresh = self._con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
-                    if fresh:
-                        self._con.executescript(_SCHEMA)
-                        self._con.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                self._check_schema()
-                self._check_integrity()
+            self._initialise(readonly, timeout)
         except BaseException:
             self._con.close()
             raise
+
+    def _initialise(self, readonly: bool, timeout: float) -> None:
+        """WAL mode, the schema on a fresh file (tables and schema row in one transaction), then the checks. SQLite can
+        answer "locked" at once, without its busy timeout, while another process switches the same fresh file to WAL;
+        such an answer is retried (with a growing pause) until ``timeout`` has passed, then reported as locked."""
+        deadline = time.monotonic() + timeout
+        pause = 0.01
+        while True:
+            try:
+                with self._guard():
+                    if not readonly:
+                        self._con.execute("PRAGMA journal_mode=WAL")
+                        self._con.execute("PRAGMA synchronous=FULL")
+                        fresh = self._con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+                        if fresh:  # one transaction: another process never sees the tables without the schema row
+                            self._con.executescript(f"BEGIN IMMEDIATE; {_SCHEMA}; INSERT OR IGNORE INTO meta (key, value) "
+                                                    f"VALUES ('schema', '{int(SCHEMA_VERSION)}'); COMMIT;")
+                    self._check_schema()
+                    self._check_integrity()
+                return
+            except StoreError as exc:
+                if self._con.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._con.execute("ROLLBACK")
+                if "is locked by another process" not in str(exc) or time.monotonic() + pause > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(2 * pause, 0.5)
 
     # ---- opening ----
     @contextlib.contextmanager
