@@ -312,3 +312,56 @@ def test_333_in_block_form_certifies_quickly_and_matches_one_client():
     assert three.runs[0].options["blocks"] == (19, 16)
     assert three.value == pytest.approx(one.value, rel=1e-4)
     assert seconds < 60
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_block_map_reproduces_every_row_on_a_client_symmetric_gram(n):
+    # Build client-symmetric leaves explicitly: leaf(i, a) = m_a/sqrt(n) + sum_{r >= 2} U_ir (e_r (x) w_a), U orthogonal
+    # with first column 1/sqrt(n), so <leaf(i,a), leaf(j,b)> = <m_a,m_b>/n + (delta_ij - 1/n) <w_a,w_b>. Every prepared
+    # row of the PEP, evaluated on these vectors, must equal the block map's row on (M, D) = their Gram blocks. This
+    # checks the map itself, also where the worst case does not look (D != 0, distinct clients).
+    from fedbounds.checks.core import pep_symmetric as ps
+
+    rng = np.random.default_rng(n)
+    st = theorem5_steps(1.0, 0.1, 2)
+    build = build_lyapunov_pep(1.0, 0.1, st["gamma"], 4 * st["eta_a"], st["eta_s"], n, 2, 2, 1.0, 1.0, symmetric=True)
+    pep, named = build()
+    labels = named["labels"]
+    mp, ineq, eq = ps._rows(pep, labels)
+    s, m, vs, vm = labels.check()
+    d = s + m
+    S = rng.normal(size=(s, d))
+    Mv = rng.normal(size=(m, d))
+    for a in labels.zero_mean:
+        Mv[a] = 0.0
+    W = rng.normal(size=(m, d))
+    U = np.linalg.qr(np.column_stack([np.ones(n), rng.normal(size=(n, n - 1))]))[0] if n > 1 else np.ones((1, 1))
+    U[:, 0] = np.abs(U[:, 0])
+
+    def vec(label):
+        if label[0] == "s":
+            return np.concatenate([S[label[1]], np.zeros((n - 1) * d)])
+        i, a = label[1], label[2]
+        diff = np.concatenate([U[i, r] * W[a] for r in range(1, n)]) if n > 1 else np.zeros(0)
+        return np.concatenate([Mv[a] / np.sqrt(n), diff])
+
+    fs, fc, tau = rng.normal(size=vs), rng.normal(size=vm), rng.normal()
+    mean_rows = np.vstack([S, *(Mv[a][None] for a in range(m) if a not in labels.zero_mean)])
+    x = np.concatenate([(mean_rows @ mean_rows.T).ravel(), (W @ W.T).ravel() if n > 1 else [], fs, fc, [tau]])
+    checked = 0
+    for c in pep._list_of_prepared_constraints:
+        direct = 0.0
+        for key, coef in c.expression.decomposition_dict.items():
+            if isinstance(key, tuple):
+                direct += coef * float(vec(labels.points[key[0]]) @ vec(labels.points[key[1]]))
+            elif key is pep.objective:
+                direct += coef * tau
+            elif isinstance(key, int | float) and key == 1:
+                direct += coef
+            else:
+                lab = labels.values[key]
+                direct += coef * (fs[lab[1]] if lab[0] == "s" else fc[lab[2]])
+        row, const = mp.row(c.expression)
+        assert sum(v * x[k] for k, v in row.items()) + const == pytest.approx(direct, rel=1e-9, abs=1e-9)
+        checked += 1
+    assert checked > 40 and (n == 1 or len(ineq) + len(eq) < checked)  # clients' duplicate rows dropped
