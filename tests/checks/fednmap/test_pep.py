@@ -256,8 +256,12 @@ def _steps(Q, k):
 def test_symmetric_block_form_has_the_full_worst_case(n, Q, T):
     args = _steps(Q, 16.0)
     full = descent_check(**args, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0)
+    t0 = time.perf_counter()
     sym = descent_check(**args, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0, symmetric=True)
+    elapsed = time.perf_counter() - t0
     assert full.certified and sym.certified
+    assert all(0 < r.seconds <= elapsed for r in sym.runs)
+    assert all(r.primal_violation is not None and r.primal_violation < 1e-5 for r in sym.runs)  # SCS at 1e-6: <= 3e-6
     assert sym.value == pytest.approx(full.value, rel=2e-6)
     assert all(r.gap is not None and abs(r.gap) < 1e-6 for r in sym.runs)  # a dual value rebuilt from multipliers
     blocks = sym.runs[0].options["blocks"]
