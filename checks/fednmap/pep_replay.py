@@ -182,7 +182,7 @@ class SmoothInterpolant:
         M = 2 * self.L
         self._M = M
         # every piece has Hessian I/M: h(y) = ||y||^2/(2M) + max_k (a_k + <b_k, y>), so the minimiser of h(y) - <x, y>
-        # is the prox of the max-affine part at M x: a QP, then polished on its active set (a linear system)
+        # is the prox of the max-affine part at M x: a QP
         self._a = Hk - np.sum(X * Y, axis=1) + np.sum(Y * Y, axis=1) / (2 * M)
         self._b = X - Y / M
         self._w = cp.Parameter(X.shape[1])
@@ -194,30 +194,15 @@ class SmoothInterpolant:
     def _h(self, y: np.ndarray) -> float:
         return float(y @ y / (2 * self._M) + np.max(self._a + self._b @ y))
 
-    def _polish(self, w: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The exact minimiser on the QP's active set: y = w - M B_A' lam, a_k + <b_k, y> = t (k in A), sum lam = 1."""
-        aff = self._a + self._b @ y
-        act = np.flatnonzero(aff >= aff.max() - 1e-7 * max(1.0, abs(aff.max())))
-        B, M = self._b[act], self._M
-        K = np.zeros((len(act) + 1, len(act) + 1))
-        K[:-1, :-1], K[:-1, -1], K[-1, :-1] = -M * B @ B.T, -1.0, 1.0
-        rhs = np.concatenate([-(self._a[act] + B @ w), [1.0]])
-        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
-        lam = sol[:-1]
-        cand = w - M * B.T @ lam
-        if np.all(lam >= -1e-12) and self._h(cand) - cand @ w / M <= self._h(y) - y @ w / M + 1e-15:
-            return cand
-        return y
-
     def _solve(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         w = self._M * x
         self._w.value = w
-        with warnings.catch_warnings():  # "may be inaccurate": the polish and the replay's misfit measure it
+        with warnings.catch_warnings():  # "may be inaccurate": the replay's misfit measures it
             warnings.simplefilter("ignore", UserWarning)
             self._prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
         if self._y.value is None:
             raise RuntimeError(f"the smooth interpolant's QP did not solve ({self._prob.status})")
-        y = self._polish(w, np.asarray(self._y.value, dtype=float))
+        y = np.asarray(self._y.value, dtype=float)
         return float(x @ y) - self._h(y), y
 
     def value_and_grad(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -166,23 +166,25 @@ def test_replay_beyond_quadratics_uses_the_smooth_interpolant_and_matches():
     assert quad.rel_error > 30 * rep.rel_error  # measured: 1.1e-4 against 8.7e-7
 
 
-def test_smooth_interpolant_is_exact_and_in_the_class():
-    # triplets of a nonconvex 1-smooth function: f(x) = cos(x_1) + x_2^2/2 (curvature in [-1, 1])
+@pytest.mark.parametrize("L", [1.0, 2.5])
+def test_smooth_interpolant_is_exact_and_in_the_class(L):
+    # triplets of a nonconvex L-smooth function: f(x) = L (cos(x_1) + x_2^2/2) (curvature in [-L, L])
     from fedbounds.checks.fednmap.pep_replay import SmoothInterpolant
 
     rng = np.random.default_rng(3)
     pts = rng.normal(size=(6, 2)) * 1.5
-    f = lambda x: np.cos(x[0]) + x[1] ** 2 / 2  # noqa: E731
-    g = lambda x: np.array([-np.sin(x[0]), x[1]])  # noqa: E731
-    s = SmoothInterpolant([(x, g(x), float(f(x))) for x in pts], 1.0)
+    f = lambda x: L * (np.cos(x[0]) + x[1] ** 2 / 2)  # noqa: E731
+    g = lambda x: L * np.array([-np.sin(x[0]), x[1]])  # noqa: E731
+    trip = [(x, g(x), float(f(x))) for x in [*pts, pts[2]]]  # a repeated point is merged
+    s = SmoothInterpolant(trip, L)
     assert s.misfit() < 1e-8
-    # curvature in [-1, 1] along random segments: |<grad(a) - grad(b), a - b>| <= ||a - b||^2 (and Lipschitz gradient)
+    # L-Lipschitz gradient along random segments (curvature in [-L, L])
     for _ in range(20):
         a, b = rng.normal(size=2) * 2, rng.normal(size=2) * 2
         ga, gb = s.value_and_grad(a)[1], s.value_and_grad(b)[1]
-        assert np.linalg.norm(ga - gb) <= np.linalg.norm(a - b) * (1 + 1e-6)
-    # teeth: the same triplets are not 0.5-smooth-interpolable, and the interpolant built with L = 0.5 misses them
-    assert SmoothInterpolant([(x, g(x), float(f(x))) for x in pts], 0.5).misfit() > 1e-3
+        assert np.linalg.norm(ga - gb) <= L * np.linalg.norm(a - b) * (1 + 1e-6)
+    # teeth: the same triplets are not (L/2)-smooth-interpolable, and the interpolant built with L/2 misses them
+    assert SmoothInterpolant(trip, L / 2).misfit() > 1e-3
 
 
 def test_replay_has_teeth():
