@@ -140,11 +140,11 @@ def test_smallest_constants_search_finds_a_certified_point():
 # ---------------------------------------------------------------------------------------------------------------
 # replay of the worst case through the engine
 # ---------------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("n", "Q", "T"), [(1, 1, 1), (2, 1, 1), (1, 1, 2)])
-def test_replayed_worst_case_reproduces_the_pep_value(n, Q, T):
+@pytest.mark.parametrize(("n", "Q", "T", "C_0"), [(1, 1, 1, 1.0), (2, 1, 1, 1.0), (1, 1, 2, 1.0), (2, 1, 1, 1.5)])
+def test_replayed_worst_case_reproduces_the_pep_value(n, Q, T, C_0):
     from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
 
-    rep = replay_lyapunov(**SCOPING, n=n, Q=Q, T=T, C_0=1.0, C_c=1.0)
+    rep = replay_lyapunov(**SCOPING, n=n, Q=Q, T=T, C_0=C_0, C_c=1.0)
     assert rep.solver_status == "optimal" and rep.exact
     assert rep.rel_error < 1e-6
     assert rep.replay_decrease == pytest.approx(1.0, rel=1e-6)
