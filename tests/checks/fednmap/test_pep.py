@@ -307,6 +307,7 @@ def test_symmetric_labels_refuse_an_asymmetric_pep():
         build_lyapunov_pep(**SCOPING, n=2, Q=1, T=1, C_0=1.0, C_c=1.0, initial_correction="free", symmetric=True)
 
 
+@pytest.mark.slow  # 35-41 s; fedbounds check --profile full certifies (3, 3, 3) in block form too
 def test_333_in_block_form_certifies_quickly_and_matches_one_client():
     # (3, 3, 3): the full Gram is 51 x 51 (several minutes with the budget retries, measured); blocks 19 and 16
     args = _steps(3, 16.0)
