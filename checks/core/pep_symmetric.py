@@ -181,17 +181,12 @@ _REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _reduced(build: Builder) -> tuple[Labels, _Map, Any, np.ndarray, Any, np.ndarray, int]:
-    try:
-        return _REDUCED[build]
-    except (KeyError, TypeError):
-        pass
-    pep, named = build()
-    labels: Labels = named["labels"]
-    mp, ineq, eq = _rows(pep, labels)
-    out = (labels, mp, *_matrix(ineq, mp.size), *_matrix(eq, mp.size), len(ineq) + len(eq))
-    with contextlib.suppress(TypeError):
-        _REDUCED[build] = out
-    return out
+    if build not in _REDUCED:
+        pep, named = build()
+        labels: Labels = named["labels"]
+        mp, ineq, eq = _rows(pep, labels)
+        _REDUCED[build] = (labels, mp, *_matrix(ineq, mp.size), *_matrix(eq, mp.size), len(ineq) + len(eq))
+    return _REDUCED[build]
 
 
 def _matrix(rows: list, size: int) -> tuple[Any, np.ndarray]:
@@ -247,8 +242,7 @@ def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, An
         xv = np.asarray(x.value, dtype=float)
         viol = max([float(np.max(Ai @ xv + ci)), *([float(np.max(np.abs(Ae @ xv + ce)))] if eq else [])])
         min_eig = min(float(np.linalg.eigvalsh(B.value).min()) for B in (M, D) if B is not None)
-    s, m, _, _ = labels.check()
     run = SolverRun(solver=solver, status=status, dual=dual, primal=primal, seconds=time.perf_counter() - t0,
                     primal_violation=viol, gram_min_eig=min_eig, options={**opts, "blocks": block_sizes(labels),
                                                                           "rows": nrows})
-    return run, s + labels.n * m - len(labels.zero_mean)  # a zero-mean slot spans n - 1 dimensions, not n
+    return run, mp.s + labels.n * mp.m - len(labels.zero_mean)  # a zero-mean slot spans n - 1 dimensions, not n

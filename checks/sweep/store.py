@@ -47,7 +47,17 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SCHEMA_VERSION", "CellRow", "Store", "StoreError", "check_store_path", "decode_curves", "encode_curves", "row_checksum"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "CellRow",
+    "Store",
+    "StoreError",
+    "StoreLocked",
+    "check_store_path",
+    "decode_curves",
+    "encode_curves",
+    "row_checksum",
+]
 
 SCHEMA_VERSION = 2
 #: seconds a lease lasts without renewal; a sweep renews its leases every LEASE_TTL / 4
@@ -88,6 +98,10 @@ _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 class StoreError(ValueError):
     """A store that cannot be used (missing, damaged, another configuration); the message names the file."""
+
+
+class StoreLocked(StoreError):
+    """The store is locked by another process (SQLite answered "locked" or "busy")."""
 
 
 def encode_curves(curves: dict[str, np.ndarray]) -> tuple[dict, bytes]:
@@ -202,7 +216,7 @@ class Store:
                 if self._con.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         self._con.execute("ROLLBACK")
-                if "is locked by another process" not in str(exc) or time.monotonic() + pause > deadline:
+                if not isinstance(exc, StoreLocked) or time.monotonic() + pause > deadline:
                     raise
                 time.sleep(pause)
                 pause = min(2 * pause, 0.5)
@@ -217,7 +231,7 @@ class Store:
             raise
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
-                raise StoreError(f"store {str(self.path)!r} is locked by another process: {exc}") from None
+                raise StoreLocked(f"store {str(self.path)!r} is locked by another process: {exc}") from None
             raise StoreError(f"store {str(self.path)!r} is damaged or unreadable: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{str(self.path)!r} is not a sweep store, or is damaged: {exc}") from None

@@ -448,7 +448,6 @@ def pep_section(result: FeasibilityResult) -> ReportSection:
 
 
 def report_sections(result: FeasibilityResult) -> tuple[ReportSection, ...]:
-    """The extra sections of a FedNMap feasibility report (read by the ``feasible`` command for every paper)."""
-    if result.theorem not in {s.name for s in DECLARATIONS}:
-        return ()
+    """The extra sections of a FedNMap feasibility report (called by
+    :func:`fedbounds.theory.feasibility.report_sections` for this paper's theorems only)."""
     return (pep_section(result),)
