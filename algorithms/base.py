@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
+from fedbounds.algorithms._validate import InvalidParameterError, check_array, check_integer, check_object, check_real
 
 Kind = Literal["exact", "upper_bound", "lower_bound", "estimate"]
 
@@ -102,12 +103,8 @@ class Problem(Protocol):
 
 
 def check_positive(name: str, value: float, *, strict: bool = True) -> float:
-    """Return ``float(value)`` or raise a ValueError naming ``name`` and the allowed range."""
-    v = float(value)
-    if not np.isfinite(v) or (v <= 0 if strict else v < 0):
-        allowed = "> 0" if strict else ">= 0"
-        raise ValueError(f"{name} must be finite and {allowed}, got {value!r}")
-    return v
+    """Return ``float(value)`` or raise a ValueError naming ``name`` and the allowed range (see ``_validate``)."""
+    return check_real(name, value, low=0.0, low_open=strict)
 
 
 def check_in_range(name: str, value: float, low: float, high: float, *, closed: str = "both") -> float:
@@ -115,33 +112,35 @@ def check_in_range(name: str, value: float, low: float, high: float, *, closed: 
 
     ``closed`` is one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``.
     """
-    v = float(value)
-    lo_ok = v >= low if closed in ("both", "left") else v > low
-    hi_ok = v <= high if closed in ("both", "right") else v < high
-    if not (np.isfinite(v) and lo_ok and hi_ok):
-        lb = "[" if closed in ("both", "left") else "("
-        rb = "]" if closed in ("both", "right") else ")"
-        raise ValueError(f"{name} must lie in {lb}{low}, {high}{rb}, got {value!r}")
-    return v
+    low_open, high_open = closed in ("right", "neither"), closed in ("left", "neither")
+    lb, rb = "(" if low_open else "[", ")" if high_open else "]"
+    return check_real(name, value, low=low, high=high, low_open=low_open, high_open=high_open, allowed=f"in {lb}{low}, {high}{rb}")
 
 
 def check_int(name: str, value: int, minimum: int = 1) -> int:
     """Return ``value`` if it is an integer >= ``minimum``, else a ValueError naming it."""
-    if isinstance(value, bool) or int(value) != value or int(value) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check_integer(name, value, minimum)
 
 
 def finite_array(name: str, value: object) -> np.ndarray:
-    """``value`` as a float array; a ValueError naming ``name`` if it is not numeric or holds NaN/infinity."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric array, got {type(value).__name__}") from None
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0]) if arr.ndim else ()
-        raise ValueError(f"{name} must be finite: {bad} NaN or infinite entries, the first at index {where}")
+    """``value`` as a float array; a ValueError naming ``name`` if it is not real numeric data (complex data
+    too) or holds NaN/infinity."""
+    return check_array(name, value, nonempty=False)
+
+
+def check_regularizer(name: str, value: object, *, allow_none: bool = True) -> object:
+    """``value`` if it is a regulariser (``prox()``, ``value()``, ``rho``) or, when ``allow_none``, None."""
+    if value is None and allow_none:
+        return None
+    return check_object(name, value, "a regulariser such as L1(0.1)" + (" or None" if allow_none else ""), ("prox", "value"), ("rho",))
+
+
+def client_data(name: str, value: object, labels: tuple[str, ...]) -> np.ndarray:
+    """Per-client data (``A`` (n, m, p), ``b`` (n, m), ...) as a finite real float array with ``len(labels)``
+    axes, none of them empty; ``labels`` names the axes in the message (e.g. ("n", "m", "p"))."""
+    arr = check_array(name, value, ndim=len(labels), nonempty=False)
+    if 0 in arr.shape:
+        raise InvalidParameterError(name, f"{name} must have shape ({', '.join(labels)}) with every axis >= 1, got shape {arr.shape}")
     return arr
 
 
@@ -149,7 +148,7 @@ def check_gamma(gamma: float, rho: float, name: str = "gamma") -> float:
     """A prox parameter must satisfy 0 < gamma < 1/rho (any gamma > 0 when rho = 0)."""
     g = check_positive(name, gamma)
     if rho > 0 and g * rho >= 1.0:
-        raise ValueError(f"{name} must lie in (0, 1/rho) = (0, {1.0 / rho:.6g}) for rho = {rho:g}, got {gamma!r}")
+        raise InvalidParameterError(name, f"{name} must lie in (0, 1/rho) = (0, {1.0 / rho:.6g}) for rho = {rho:g}, got {gamma!r}")
     return g
 
 

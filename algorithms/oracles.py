@@ -24,6 +24,7 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from fedbounds.algorithms._validate import InvalidParameterError, check_array, check_bool, describe
 from fedbounds.algorithms.base import Problem, check_int, check_positive
 
 
@@ -53,7 +54,7 @@ class SampledProblem(Protocol):
 
 def _check_stack(problem: Problem, X: np.ndarray) -> np.ndarray:
     """X as a float array of shape ``(..., n, p)``; otherwise a ValueError naming X."""
-    X = np.asarray(X, dtype=float)
+    X = check_array("X", X, finite=False, nonempty=False)
     if X.ndim < 2 or X.shape[-2:] != (problem.n, problem.p):
         raise ValueError(f"X must have shape (..., n, p) = (..., {problem.n}, {problem.p}), got {X.shape}")
     return X
@@ -123,8 +124,7 @@ class MinibatchOracle:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "batch", check_int("batch", self.batch, minimum=1))
-        if not isinstance(self.replace, (bool, np.bool_)):
-            raise ValueError(f"replace must be a bool, got {self.replace!r}")
+        object.__setattr__(self, "replace", check_bool("replace", self.replace))
 
     def num_samples(self, problem: SampledProblem) -> np.ndarray:
         """Per-client sample counts N_i, shape (n,), after checking 1 <= batch <= min_i N_i."""
@@ -181,16 +181,16 @@ def make_oracle(spec: dict) -> ExactOracle | GaussianOracle | MinibatchOracle:
     """Build an oracle from a spec: ``{"kind": "exact"}``, ``{"kind": "gaussian", "sigma2": s}`` or
     ``{"kind": "minibatch", "batch": b, "replace": False}``. Unknown kinds or keys are a ValueError."""
     if not isinstance(spec, dict) or "kind" not in spec:
-        raise ValueError(f"spec must be a dict with a 'kind' in {sorted(ORACLES)}, got {spec!r}")
+        raise InvalidParameterError("spec", f"spec must be a dict with a 'kind' in {sorted(ORACLES)}, got {describe(spec)}")
     kind = spec["kind"]
-    if kind not in ORACLES:
-        raise ValueError(f"kind must be one of {sorted(ORACLES)}, got {kind!r}")
+    if not isinstance(kind, str) or kind not in ORACLES:
+        raise InvalidParameterError("kind", f"kind must be one of {sorted(ORACLES)}, got {describe(kind)}")
     cls = ORACLES[kind]
     params = {k: v for k, v in spec.items() if k != "kind"}
     allowed = [f.name for f in fields(cls) if f.name != "name"]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown key(s) {unknown} for oracle kind {kind!r}; allowed: {allowed}")
+        raise InvalidParameterError(str(unknown[0]), f"unknown key(s) {unknown} for oracle kind {kind!r}; allowed: {allowed}")
     required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
     missing = [k for k in required if k not in params]
     if missing:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
+from fedbounds.algorithms._validate import InvalidParameterError, check_array, check_real, describe
 from fedbounds.algorithms.base import check_gamma, check_positive
 
 #: relative slack with which a point on the boundary of an l2 ball counts as inside (rounding in r z/||z||)
@@ -26,9 +27,9 @@ BALL_TOL = 1e-12
 
 def _as_points(x: np.ndarray, arg: str) -> np.ndarray:
     """``x`` as a float array of points ``(..., p)``; a 0-d input is a ValueError naming ``arg``."""
-    a = np.asarray(x, dtype=float)
+    a = check_array(arg, x, finite=False, nonempty=False)
     if a.ndim == 0:
-        raise ValueError(f"{arg} must have shape (..., p) with at least one axis, got a 0-d array")
+        raise InvalidParameterError(arg, f"{arg} must have shape (..., p) with at least one axis, got a 0-d array")
     return a
 
 
@@ -141,7 +142,7 @@ class ElasticNet:
 
 def _bound(name: str, v: float | tuple[float, ...]) -> float | tuple[float, ...]:
     """A box bound as a float or a tuple of floats (hashable, so the dataclass stays frozen and hashable)."""
-    a = np.asarray(v, dtype=float)
+    a = check_array(name, v, ndim=(0, 1), finite=False, nonempty=False)
     if a.ndim > 1 or a.size == 0 or np.isnan(a).any():
         raise ValueError(f"{name} must be a number or a non-empty 1-d vector without NaN, got {v!r}")
     return float(a) if a.ndim == 0 else tuple(float(t) for t in a)
@@ -340,8 +341,7 @@ class SCAD:
 
     def __post_init__(self) -> None:
         check_positive("lam", self.lam, strict=False)
-        if not (np.isfinite(float(self.a)) and float(self.a) > 2.0):
-            raise ValueError(f"a must be finite and > 2, got {self.a!r}")
+        check_real("a", self.a, low=2.0, low_open=True)
 
     @property
     def rho(self) -> float:
@@ -371,11 +371,11 @@ REGULARIZERS: dict[str, type] = {
 def make_regularizer(name: str, **params: object):
     """Build a regulariser from its name (a key of ``REGULARIZERS``) and parameters, e.g.
     ``make_regularizer("mcp", lam=0.1, theta=3.0)``. Unknown names or parameters are a ValueError."""
-    if name not in REGULARIZERS:
-        raise ValueError(f"name must be one of {sorted(REGULARIZERS)}, got {name!r}")
+    if not isinstance(name, str) or name not in REGULARIZERS:
+        raise InvalidParameterError("name", f"name must be one of {sorted(REGULARIZERS)}, got {describe(name)}")
     cls = REGULARIZERS[name]
     allowed = [f.name for f in fields(cls) if f.name != "name"]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown} for regulariser {name!r}; allowed: {allowed}")
+        raise InvalidParameterError(str(unknown[0]), f"unknown parameter(s) {unknown} for regulariser {name!r}; allowed: {allowed}")
     return cls(**params)

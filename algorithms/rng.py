@@ -15,12 +15,11 @@ ever used.
 from __future__ import annotations
 
 import numpy as np
+from fedbounds.algorithms._validate import check_integer
 
 
 def _check_key(name: str, value: int) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    return int(value)
+    return check_integer(name, value, 0)
 
 
 def stream(seed: int, t: int, l: int, *extra: int) -> np.random.Generator:

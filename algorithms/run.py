@@ -47,6 +47,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from fedbounds.algorithms._validate import (
+    InvalidParameterError,
+    check_array,
+    check_bool,
+    check_callable,
+    check_mapping,
+    check_object,
+    check_seed,
+    describe,
+)
 from fedbounds.algorithms.base import check_int
 from fedbounds.algorithms.metrics import METRIC_NAMES, MetricContext, Observation, applicable, evaluate
 
@@ -59,8 +69,11 @@ __all__ = [
     "DivergenceError",
     "Observation",
     "Trajectory",
+    "check_metrics",
+    "check_oracle",
     "check_params",
     "check_point",
+    "check_problem",
     "default_oracle",
     "register",
     "replica_arrays",
@@ -120,6 +133,7 @@ def check_params(algorithm: str, params: Mapping[str, Any], required: tuple[str,
 
     ``gamma_eval`` (the gamma of the natural-residual metric) is accepted by every algorithm.
     """
+    params = check_mapping("params", params)
     allowed = (*required, *optional, "gamma_eval")
     unknown = sorted(set(params) - set(allowed))
     if unknown:
@@ -139,10 +153,39 @@ def check_point(name: str, value: Any, p: int) -> np.ndarray:
     """An initial point: None -> zeros (p,); else a finite array of shape (p,) (ValueError otherwise)."""
     if value is None:
         return np.zeros(p)
-    v = np.asarray(value, dtype=float)
-    if v.shape != (p,) or not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} must be a finite array of shape ({p},), got shape {v.shape}")
-    return v
+    return check_array(name, value, shape=(p,))
+
+
+def check_problem(problem: Any) -> Any:
+    """``problem`` if it is a Problem as the engine uses it (``n``, ``p`` integers >= 1, ``grad()``, ``psi()``, a
+    ``phi`` with ``prox()``, ``value()`` and ``rho``); an InvalidParameterError naming ``problem`` otherwise."""
+    what = "a Problem such as make_instance('least_squares')"
+    check_object("problem", problem, what, ("grad", "psi"), ("n", "p", "phi"))
+    for dim in ("n", "p"):
+        value = getattr(problem, dim)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise InvalidParameterError("problem", f"problem.{dim} must be an integer >= 1, got {value!r}")
+    check_object("problem", problem.phi, "a Problem whose phi is a regulariser (prox(), value(), rho)", ("prox", "value"), ("rho",))
+    return problem
+
+
+def check_oracle(oracle: Any) -> Any:
+    """``oracle``, or exact gradients when it is None; an object without ``sample()`` names ``oracle``."""
+    if oracle is None:
+        return default_oracle()
+    return check_object("oracle", oracle, "an oracle object such as GaussianOracle(0.1) or None", ("sample",))
+
+
+def check_metrics(metrics: Any) -> tuple[str, ...] | None:
+    """None, or a tuple of known metric names (a bare string is an error, not a tuple of its letters)."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, str | bytes) or not isinstance(metrics, tuple | list):
+        raise InvalidParameterError("metrics", f"metrics must be a tuple of metric names or None, got {describe(metrics)}")
+    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    if unknown:
+        raise InvalidParameterError("metrics", f"metrics: unknown {unknown}; allowed: {', '.join(METRIC_NAMES)}")
+    return tuple(metrics)
 
 
 # ---------------------------------------------------------------------------------------------- registry
@@ -218,6 +261,8 @@ class _Registry(Mapping[str, Any]):
         return len(self._entries)
 
     def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
         try:
             self[name]  # type: ignore[index]
         except KeyError:
@@ -245,11 +290,12 @@ def unregister(name: str) -> None:
 def get_algorithm(algorithm: str | Any) -> Any:
     """The algorithm object for a name (ValueError listing the known names) or the object itself."""
     if not isinstance(algorithm, str):
-        return algorithm
+        what = f"a registered name ({', '.join(sorted(ALGORITHMS))}) or an algorithm object"
+        return check_object("algorithm", algorithm, what, ("validate", "init", "step", "observe"))
     try:
         return ALGORITHMS[algorithm]
     except KeyError:
-        raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}, got {algorithm!r}") from None
+        raise InvalidParameterError("algorithm", f"algorithm must be one of {sorted(ALGORITHMS)}, got {algorithm!r}") from None
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -349,16 +395,15 @@ def run(
     """
     alg = get_algorithm(algorithm)
     name = algorithm if isinstance(algorithm, str) else getattr(alg, "name", type(alg).__name__)
+    check_problem(problem)
     rounds = check_int("rounds", rounds, 0)
     replicas = check_int("replicas", replicas, 1)
-    seed = check_int("seed", seed, 0)
-    if metrics is not None:
-        unknown = [m for m in metrics if m not in METRIC_NAMES]
-        if unknown:
-            raise ValueError(f"metrics: unknown {unknown}; allowed: {', '.join(METRIC_NAMES)}")
-    params = alg.validate(problem, dict(params or {}))
-    if oracle is None:
-        oracle = default_oracle()
+    seed = check_seed("seed", seed)
+    metrics = check_metrics(metrics)
+    check_bool("progress", progress)
+    check_callable("callback", callback, allow_none=True)
+    oracle = check_oracle(oracle)
+    params = alg.validate(problem, check_mapping("params", params, allow_none=True))
 
     state = alg.init(problem, params, oracle, replicas, seed)
     ctx = MetricContext(problem, params)

@@ -22,6 +22,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fedbounds.algorithms._validate import InvalidParameterError, check_mapping, describe
 from fedbounds.algorithms.instances.fairness import Fairness, fairness
 from fedbounds.algorithms.instances.least_squares import (
     LeastSquares,
@@ -63,17 +64,22 @@ def _regularizer(spec: Any) -> Any:
 
     if spec is None or hasattr(spec, "prox"):
         return spec
-    if isinstance(spec, str):
-        return make_regularizer(spec)
-    if isinstance(spec, Mapping):
-        params = dict(spec)
-        name = params.pop("name", None)
-        if name is None:
-            name = params.pop("kind", None)
-        if not isinstance(name, str):
-            raise ValueError(f"phi must name its regulariser (key 'name'), got {dict(spec)!r}")
-        return make_regularizer(name, **params)
-    raise ValueError(f"phi must be a regulariser, a name or a table with 'name', got {spec!r}")
+    try:
+        if isinstance(spec, str):
+            return make_regularizer(spec)
+        if isinstance(spec, Mapping):
+            params = check_mapping("phi", spec)
+            name = params.pop("name", None)
+            if name is None:
+                name = params.pop("kind", None)
+            if not isinstance(name, str):
+                raise InvalidParameterError("phi", f"phi must name its regulariser (key 'name'), got {describe(dict(spec))}")
+            return make_regularizer(name, **params)
+    except InvalidParameterError as err:
+        if err.parameter == "phi":
+            raise
+        raise InvalidParameterError("phi", f"phi: {err}") from None
+    raise InvalidParameterError("phi", f"phi must be a regulariser, a name or a table with 'name', got {describe(spec)}")
 
 
 def make_instance(name: str, **params: Any) -> Any:
@@ -81,13 +87,13 @@ def make_instance(name: str, **params: Any) -> Any:
 
     Unknown names and parameters are a ValueError listing the allowed ones.
     """
-    if name not in INSTANCES:
-        raise ValueError(f"name must be one of {sorted(INSTANCES)}, got {name!r}")
+    if not isinstance(name, str) or name not in INSTANCES:
+        raise InvalidParameterError("name", f"name must be one of {sorted(INSTANCES)}, got {describe(name)}")
     factory = INSTANCES[name]
     allowed = list(inspect.signature(factory).parameters)
     unknown = sorted(set(params) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown} for instance {name!r}; allowed: {allowed}")
+        raise InvalidParameterError(str(unknown[0]), f"unknown parameter(s) {unknown} for instance {name!r}; allowed: {allowed}")
     if "phi" in params:
         params = {**params, "phi": _regularizer(params["phi"])}
     return factory(**params)

@@ -32,7 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from fedbounds.algorithms.base import Constant, Solution, check_int, check_positive, finite_array
+from fedbounds.algorithms._validate import check_seed
+from fedbounds.algorithms.base import Constant, Solution, check_int, check_positive, client_data
 from fedbounds.algorithms.instances._solvers import solve_composite
 from fedbounds.algorithms.instances.logistic import Logistic, synthetic_features
 from fedbounds.algorithms.regularizers import Zero
@@ -63,15 +64,16 @@ class Fairness(Logistic):
             raise ValueError("phi must be Zero for the fairness instance (F = f + lam r is smooth)")
         if self.s is None:
             raise ValueError("s (the sensitive attribute, shape (n, m)) is required")
-        self.s = finite_array("s", self.s)
+        self.s = client_data("s", self.s, ("n", "m"))
         if self.s.shape != (self.n, self.m) or not np.all((self.s == 0) | (self.s == 1)):
             raise ValueError(f"s must have shape {(self.n, self.m)} with values in {{0, 1}}")
         self.lam = check_positive("lam", self.lam, strict=False)
         self.B2 = check_positive("B2", self.B2)
         if self.gb_radius is not None:
             check_positive("gb_radius", self.gb_radius)
-        check_int("gb_points", self.gb_points, 0)
-        check_int("gb_path", self.gb_path, 0)
+        self.gb_points = check_int("gb_points", self.gb_points, 0)
+        self.gb_path = check_int("gb_path", self.gb_path, 0)
+        self.gb_seed = check_seed("gb_seed", self.gb_seed)
         self._A_pool = self.A.reshape(-1, self.p)
         s_pool = self.s.reshape(-1)
         self.group1 = np.flatnonzero(s_pool == 1)
@@ -285,6 +287,8 @@ def fairness(
     check_positive("lam", lam, strict=False)
     check_positive("delta", delta, strict=False)
     check_positive("B2", B2)
-    rng = np.random.default_rng(seed)
+    if gb_radius is not None:
+        check_positive("gb_radius", gb_radius)
+    rng = np.random.default_rng(check_seed("seed", seed))
     A, y, s = synthetic_features(n, p, m, alpha_het, beta_het, rng, delta=delta, shifted_features=shifted_features, return_sensitive=True)
     return Fairness(A, y, Zero(), l2=0.0, alpha_pen=alpha_pen, s=s, lam=lam, B2=B2, gb_radius=gb_radius, gb_seed=seed)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, finite_array
+from fedbounds.algorithms._validate import check_seed
+from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, check_regularizer, client_data
 from fedbounds.algorithms.instances._solvers import certificate_gamma, is_zero, residual_norm, solve_composite
 from fedbounds.algorithms.regularizers import L1, Zero
 
@@ -49,9 +50,10 @@ class LeastSquares:
     name: str = "least_squares"
 
     def __post_init__(self) -> None:
-        self.A = finite_array("A", self.A)
-        self.b = finite_array("b", self.b)
-        if self.A.ndim != 3 or self.b.shape != self.A.shape[:2]:
+        self.A = client_data("A", self.A, ("n", "m", "p"))
+        self.b = client_data("b", self.b, ("n", "m"))
+        self.phi = check_regularizer("phi", self.phi, allow_none=False)
+        if self.b.shape != self.A.shape[:2]:
             raise ValueError(f"A must have shape (n, m, p) and b shape (n, m); got {self.A.shape}, {self.b.shape}")
         self.n, self.m, self.p = self.A.shape
         #: per-client Hessians H_i (n, p, p) and linear terms h_i = A_i^T b_i / m (n, p)
@@ -198,7 +200,8 @@ def heterogeneous_least_squares(
     check_int("p", p)
     check_int("m", m)
     check_positive("heterogeneity", heterogeneity, strict=False)
-    rng = np.random.default_rng(seed)
+    check_regularizer("phi", phi)
+    rng = np.random.default_rng(check_seed("seed", seed))
     x_true = rng.standard_normal(p) * (rng.random(p) < 0.3)
     A = rng.standard_normal((n, m, p)) / np.sqrt(p)
     A += heterogeneity * rng.standard_normal((n, 1, p)) / np.sqrt(p)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, finite_array
+from fedbounds.algorithms._validate import check_seed
+from fedbounds.algorithms.base import Constant, Regularizer, Solution, check_int, check_positive, check_regularizer, client_data
 from fedbounds.algorithms.instances._solvers import solve_composite
 from fedbounds.algorithms.regularizers import Zero
 from scipy.special import expit
@@ -69,9 +70,10 @@ class BinaryGLM:
     L_attained: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
-        self.A = finite_array("A", self.A)
-        self.y = finite_array("y", self.y)
-        if self.A.ndim != 3 or self.y.shape != self.A.shape[:2]:
+        self.A = client_data("A", self.A, ("n", "m", "p"))
+        self.y = client_data("y", self.y, ("n", "m"))
+        self.phi = check_regularizer("phi", self.phi, allow_none=False)
+        if self.y.shape != self.A.shape[:2]:
             raise ValueError(f"A must have shape (n, m, p) and y shape (n, m); got {self.A.shape}, {self.y.shape}")
         if not np.all((self.y == 0) | (self.y == 1)):
             raise ValueError("y must take values in {0, 1}")
@@ -291,6 +293,7 @@ def synthetic_features(
     check_int("m", m)
     check_positive("alpha_het", alpha_het, strict=False)
     check_positive("beta_het", beta_het, strict=False)
+    check_positive("delta", delta, strict=False)
     shifted_features = check_int("shifted_features", shifted_features, 0)
     if shifted_features > p:
         raise ValueError(f"shifted_features must lie in [0, p] = [0, {p}], got {shifted_features}")
@@ -331,5 +334,6 @@ def synthetic_logistic(
     zeta2 then grows with ``alpha_het`` only. ``phi`` is any regulariser (e.g. L1).
     """
     check_positive("l2", l2, strict=False)
-    A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(seed))
+    check_regularizer("phi", phi)
+    A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(check_seed("seed", seed)))
     return Logistic(A, y, phi if phi is not None else Zero(), l2=l2, name="logistic")

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from fedbounds.algorithms.base import Regularizer, check_positive
+from fedbounds.algorithms._validate import check_seed
+from fedbounds.algorithms.base import Regularizer, check_positive, check_regularizer
 from fedbounds.algorithms.instances.logistic import BinaryGLM, Logistic, synthetic_features
 from fedbounds.algorithms.regularizers import Zero
 from scipy.special import expit
@@ -81,7 +82,8 @@ def nonconvex_logistic(
     L_f = (1/4) max_i lambda_max(A_i^T A_i/m) + 2 alpha_pen (exact), rho_f = alpha_pen/2 (upper bound).
     """
     check_positive("alpha_pen", alpha_pen)
-    A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(seed))
+    check_regularizer("phi", phi)
+    A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(check_seed("seed", seed)))
     return Logistic(A, y, phi if phi is not None else Zero(), l2=0.0, alpha_pen=alpha_pen, name="nonconvex_logistic")
 
 
@@ -101,5 +103,6 @@ def sigmoid_least_squares(
     instance); f stays nonconvex as long as l2 < -curv_min max_i lambda_max(A_i^T A_i/m) (rho_f > 0).
     """
     check_positive("l2", l2, strict=False)
-    A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(seed))
+    check_regularizer("phi", phi)
+    A, y = synthetic_features(n, p, m, alpha_het, beta_het, np.random.default_rng(check_seed("seed", seed)))
     return SigmoidLeastSquares(A, y, phi if phi is not None else Zero(), l2=l2)

@@ -17,6 +17,7 @@ assigned twice (padding). Small concentration: strong label skew; large: close t
 from __future__ import annotations
 
 import numpy as np
+from fedbounds.algorithms._validate import check_seed
 from fedbounds.algorithms.base import check_int, check_positive
 from fedbounds.algorithms.instances.logistic import Logistic
 from fedbounds.algorithms.regularizers import L1, Zero
@@ -107,7 +108,7 @@ def _federated_logistic(
 ) -> Logistic:
     check_positive("l1", l1, strict=False)
     check_positive("l2", l2, strict=False)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     parts = dirichlet_split(classes, n, concentration, rng)
     A = _preprocess(X)[parts]
     prob = Logistic(A, np.asarray(y, dtype=float)[parts], L1(l1) if l1 > 0 else Zero(), l2=l2, name=name)
