@@ -216,7 +216,7 @@ def check_array(
     if shape is not None:
         if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
             want = "(" + ", ".join("..." if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-            raise InvalidParameterError(name, f"{name} must have shape {want}, got shape {arr.shape}")
+            raise InvalidParameterError(name, f"{name} must be a finite array of shape {want}, got shape {arr.shape}")
     if nonempty and arr.size == 0:
         raise InvalidParameterError(name, f"{name} must not be empty, got shape {arr.shape}")
     if finite and not np.all(np.isfinite(arr)):

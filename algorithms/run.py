@@ -153,7 +153,10 @@ def check_point(name: str, value: Any, p: int) -> np.ndarray:
     """An initial point: None -> zeros (p,); else a finite array of shape (p,) (ValueError otherwise)."""
     if value is None:
         return np.zeros(p)
-    return check_array(name, value, shape=(p,))
+    v = check_array(name, value, shape=(p,), finite=False)
+    if not np.all(np.isfinite(v)):
+        raise InvalidParameterError(name, f"{name} must be a finite array of shape ({p},), got NaN or infinite entries")
+    return v
 
 
 def check_problem(problem: Any) -> Any:
