@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
+from fedbounds.algorithms._validate import check_array
 from fedbounds.algorithms.base import check_int, check_positive
 from fedbounds.algorithms.metrics import Observation
 from fedbounds.algorithms.rng import stream
@@ -469,7 +470,7 @@ def _check_oracle(oracle: Any) -> None:
 def _x0(problem: Any, x0: Any) -> np.ndarray | None:
     if x0 is None:
         return None
-    v = np.asarray(x0, dtype=float)
+    v = check_array("x0", x0, finite=False, nonempty=False)
     if v.ndim not in (1, 2) or v.shape[-1] != problem.p or not np.all(np.isfinite(v)):
         raise ValueError(f"x0 must be a finite array of shape ({problem.p},) or (replicas, {problem.p}), got shape {v.shape}")
     return v

@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from fedbounds.algorithms.base import natural_residual, normal_map
+from fedbounds.algorithms._validate import InvalidParameterError, check_mapping, describe
+from fedbounds.algorithms.base import check_int, natural_residual, normal_map
 from fedbounds.algorithms.metrics import MetricContext, natural_gamma
 from fedbounds.algorithms.oracles import ExactOracle, GaussianOracle
-from fedbounds.algorithms.run import get_algorithm, replica_arrays
+from fedbounds.algorithms.run import check_problem, get_algorithm, replica_arrays
 
 #: relative tolerance of the affinity self-check
 AFFINE_RTOL = 1e-8
@@ -96,14 +97,15 @@ class _ProbeOracle:
 def check_linear_gaussian(problem: Any, oracle: Any) -> float:
     """The oracle's sigma2 if (problem, oracle) is linear-Gaussian (contract), else a ValueError saying why."""
     if not (hasattr(problem, "hessians") and hasattr(problem, "linear")):
-        raise ValueError("exact mode needs a quadratic problem with attributes 'hessians' and 'linear'")
+        raise InvalidParameterError("problem", "problem: exact mode needs a quadratic problem with attributes 'hessians' and 'linear'")
     phi_name = str(getattr(problem.phi, "name", type(problem.phi).__name__)).lower()
     if phi_name not in _LINEAR_PHI and type(problem.phi).__name__ not in ("Zero", "SquaredL2"):
-        raise ValueError(f"exact mode needs phi = Zero or SquaredL2 (a linear prox), got {phi_name!r}")
+        raise InvalidParameterError("problem", f"problem: exact mode needs phi = Zero or SquaredL2 (a linear prox), got {phi_name!r}")
     if oracle is None or isinstance(oracle, ExactOracle):
         return 0.0
     if not isinstance(oracle, GaussianOracle):
-        raise ValueError(f"exact mode needs a GaussianOracle (additive N(0, sigma2/p I)) or exact gradients, got {type(oracle).__name__}")
+        what = "a GaussianOracle (additive N(0, sigma2/p I)) or exact gradients"
+        raise InvalidParameterError("oracle", f"oracle: exact mode needs {what}, got {describe(oracle)}")
     return float(oracle.sigma2)
 
 
@@ -148,8 +150,10 @@ def run_exact(
     """
     alg = get_algorithm(algorithm)
     name = algorithm if isinstance(algorithm, str) else getattr(alg, "name", type(alg).__name__)
+    check_problem(problem)
+    rounds = check_int("rounds", rounds, 0)
     sigma2 = check_linear_gaussian(problem, oracle)
-    params = alg.validate(problem, dict(params or {})) if hasattr(alg, "validate") else dict(params or {})
+    params = alg.validate(problem, check_mapping("params", params, allow_none=True))
     p = problem.p
 
     # the state's layout and its initial value (deterministic)
