@@ -10,7 +10,9 @@ One error boundary (:func:`main`) turns every failure into one line on stderr an
 - 130: interrupted (Ctrl-C); 141: stdout closed by its reader (``fedbounds ... | head``), quietly;
 - 70: a bug ("internal error"), never disguised as bad input.
 
-``--debug`` (anywhere on the command line) or ``FEDBOUNDS_DEBUG=1`` prints the traceback as well.
+``--debug`` (anywhere on the command line) or ``FEDBOUNDS_DEBUG=1`` (or true/yes/on) prints the traceback as well.
+SIGTERM unwinds like Ctrl-C (temporary files removed, workers stopped) and exits 143. A closed stderr leaves
+only the exit status; a closed stdout is refused at start (exit 2); errors writing stdout name it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -35,6 +38,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader quit
 
 #: folders of the fedbounds layers: a ValueError raised from code here is validation (bad input)
@@ -43,6 +47,57 @@ _OWN_CODE = tuple(str(Path(__file__).resolve().parents[1] / d) + os.sep for d in
 
 class UsageError(Exception):
     """Bad command-line input: reported in one line, exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a batch scheduler's stop): unwinds like Ctrl-C, so the same cleanup runs, and exits 143."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def debug_requested(argv: Sequence[str]) -> bool:
+    """``--debug`` on the command line, or ``FEDBOUNDS_DEBUG`` set to 1/true/yes/on (0/false/no/off or unset: off)."""
+    value = os.environ.get("FEDBOUNDS_DEBUG", "").strip().lower()
+    if value not in _TRUE + _FALSE:
+        raise UsageError(f"fedbounds: error: FEDBOUNDS_DEBUG={value!r}: expected one of 1, true, yes, on, 0, false, no, off")
+    return "--debug" in argv or value in _TRUE
+
+
+class _NamedStdout:
+    """stdout, whose write errors name it: a full disk or a closed device behind stdout reads "standard output: No
+    space left on device" rather than a bare errno. Characters the stream cannot encode are escaped, not fatal."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot be reconfigured
+                pass
+
+    def _call(self, name: str, *args: object) -> object:
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
+
+    def write(self, text: str) -> object:
+        return self._call("write", text)
+
+    def flush(self) -> object:
+        return self._call("flush")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,9 +123,17 @@ def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[st
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fedbounds`` console script; returns the exit status (never raises)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv or os.environ.get("FEDBOUNDS_DEBUG", "") not in ("", "0")
-    argv = [a for a in argv if a != "--debug"]
+    # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
+    os.environ["MPLBACKEND"] = "Agg"
+    previous_term = _install(signal.SIGTERM, _on_sigterm)
+    real_stdout = sys.stdout
+    debug = "--debug" in argv
     try:
+        debug = debug_requested(argv)
+        argv = [a for a in argv if a != "--debug"]
+        if sys.stdout is None:
+            raise UsageError("fedbounds: error: standard output is closed; redirect it to a file or /dev/null instead")
+        sys.stdout = _NamedStdout(real_stdout)  # type: ignore[assignment]
         parser, modules = _build_parser(argv)
         args = parser.parse_args(argv)
         status = int(modules[args.command].run(args) or 0)
@@ -80,6 +143,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     except (Exception, KeyboardInterrupt) as exc:  # other BaseExceptions (a test runner's) pass through
         return _fail(exc, debug)
+    finally:
+        if sys.stdout is not real_stdout and real_stdout is not None:
+            sys.stdout = real_stdout
+        _install(signal.SIGTERM, previous_term)
+
+
+def _install(signum: int, handler: object) -> object:
+    """Set a signal handler where that is possible (the main thread); returns the previous one."""
+    try:
+        return signal.signal(signum, handler)  # type: ignore[arg-type]
+    except (ValueError, TypeError):  # not the main thread, or no previous Python-level handler to restore
+        return handler
 
 
 def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
@@ -92,6 +167,9 @@ def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
     if isinstance(exc, UsageError):
         _say(str(exc))
         return EXIT_USAGE
+    if isinstance(exc, Terminated):
+        _say("fedbounds: terminated")
+        return EXIT_TERMINATED
     if isinstance(exc, KeyboardInterrupt):
         _say("fedbounds: interrupted")
         return EXIT_INTERRUPTED
@@ -139,6 +217,8 @@ def _say(text: str, raw: bool = False) -> None:
     """Print to stderr: one line unless ``raw`` (control characters from the input are escaped)."""
     if not raw:
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    if sys.stderr is None:  # stderr closed: the exit status alone speaks (never into stdout, a --json pipe)
+        return
     try:
         print(text, file=sys.stderr, flush=True)
     except (OSError, ValueError):  # stderr closed too: nothing left to tell

@@ -22,6 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
+from fedbounds.checks.commands import path_arg, seed_arg
 from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
 from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, select_checks
 
@@ -29,8 +30,9 @@ from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, sele
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="quick", choices=sorted(PROFILES), help="budget: quick (default, < 3 min) or full")
     parser.add_argument("--claim", action="append", metavar="ID", help="run only this claim (an id or a family prefix); repeatable")
-    parser.add_argument("--out", default="reports", metavar="DIR", help="output folder for report.json and plots (default: reports/)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of every Monte Carlo run (default 0)")
+    parser.add_argument("--out", default="reports", type=path_arg, metavar="DIR",
+        help="output folder for report.json and plots (default: reports/)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="base seed of every Monte Carlo run (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

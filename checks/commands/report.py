@@ -14,11 +14,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from fedbounds.checks.commands import path_arg
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``fedbounds report``."""
-    parser.add_argument("store", metavar="STORE", help="a store written by `fedbounds sweep`, or the spec whose default store to read")
-    parser.add_argument("--out", metavar="DIR", help="output folder (default: <store without suffix>-report/ beside the store)")
+    parser.add_argument("store", type=path_arg, metavar="STORE",
+        help="a store written by `fedbounds sweep`, or the spec whose default store to read")
+    parser.add_argument("--out", type=path_arg, metavar="DIR",
+        help="output folder (default: <store without suffix>-report/ beside the store)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fedbounds.checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json
+from fedbounds.checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json, cell_allowed
 from fedbounds.checks.sweep.store import Store, encode_curves
 
 __all__ = ["Outcome", "SweepSummary", "execute", "resolve_cell_function", "run_sweep"]
@@ -87,8 +87,11 @@ class SweepSummary:
 
 
 def resolve_cell_function(path: str) -> Callable[[Mapping[str, Any]], Mapping[str, Any]]:
-    """Import ``"module:function"``; a ValueError names what is missing. If the module defines ``prepare()``,
-    it is called once first (to import what the cell needs before the BLAS thread limit is taken)."""
+    """Import ``"module:function"``, a registered cell (:func:`fedbounds.checks.sweep.spec.cell_allowed`); a
+    ValueError names what is missing. If the module defines ``prepare()``, it is called once first (to import
+    what the cell needs before the BLAS thread limit is taken)."""
+    if not cell_allowed(path):
+        raise ValueError(f"cell function {path!r} is not registered (see the spec field 'cell')")
     module_name, _, func_name = path.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -231,6 +234,7 @@ class _PoolBackend(_Backend):
             ctx = multiprocessing.get_context("forkserver")
             modules = ["fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell", "fedbounds.checks.fednmap.speedup"]
             ctx.set_forkserver_preload([*modules, *preload])
+            _start_forkserver_without_cwd()
         else:  # pragma: no cover - Windows
             ctx = multiprocessing.get_context("spawn")
         self._pool = cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx, initializer=_watch_sweep, initargs=(os.getpid(),))
@@ -243,7 +247,43 @@ class _PoolBackend(_Backend):
         return set(done)
 
     def close(self, abort: bool = False) -> None:
+        """Shut the pool down; on ``abort`` the running workers are terminated too (a worker busy with a cell
+        would otherwise run it to the end, and the interpreter waits for it at exit)."""
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
         self._pool.shutdown(wait=not abort, cancel_futures=True)
+        if abort:
+            _stop_processes(workers)
+
+
+def _stop_processes(workers: list[Any], grace: float = 2.0) -> None:
+    """SIGTERM each worker, then SIGKILL what is still alive after ``grace`` seconds."""
+    for p in workers:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + grace
+    for p in workers:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
+def _start_forkserver_without_cwd() -> None:
+    """Start the forkserver with ``PYTHONSAFEPATH=1``: it runs as ``python -c``, which would otherwise put the
+    current folder first on ``sys.path``, so a user's ``random.py`` or ``csv.py`` there would be imported (and run)
+    by the server and every worker. Only the project's registered cell modules (and those named in
+    ``$FEDBOUNDS_CELLS``, found through ``PYTHONPATH``) are imported."""
+    from multiprocessing import forkserver
+
+    old = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        forkserver.ensure_running()
+    finally:
+        if old is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = old
 
 
 class _DaskBackend(_Backend):
