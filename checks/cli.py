@@ -57,6 +57,39 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated()
 
 
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+def route_interrupts() -> None:
+    """Deliver Ctrl-C and SIGTERM through one Python thread, whatever C code is running.
+
+    A solver may install its own SIGINT handler while it runs (SCS does: it stops early and returns a status that
+    reads like a result), and a signal may land on any of the threads that BLAS starts. So both signals are blocked
+    in every thread (threads started later inherit the mask) and a watcher thread takes them with ``sigwait`` and
+    raises them in the main thread (``_thread.interrupt_main``): KeyboardInterrupt, or :class:`Terminated`, at the
+    main thread's next Python instruction. A solve in progress runs to its end first. Worker processes unblock both
+    signals for themselves (``fedbounds.checks.sweep.runner``). Only for the console script: called from ``main()``
+    when it reads ``sys.argv``, never for in-process calls."""
+    import _thread
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "sigwait"):
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+    def watch() -> None:
+        while True:
+            _thread.interrupt_main(signal.sigwait(_INTERRUPTS))
+
+    threading.Thread(target=watch, name="fedbounds-signals", daemon=True).start()
+
+
+def unblock_interrupts() -> None:
+    """Undo :func:`route_interrupts`' mask in a child process (a sweep worker), so that it stops on SIGTERM/SIGINT."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
+
+
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
 
@@ -122,10 +155,13 @@ def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[st
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fedbounds`` console script; returns the exit status (never raises)."""
+    console = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
     os.environ["MPLBACKEND"] = "Agg"
     previous_term = _install(signal.SIGTERM, _on_sigterm)
+    if console:
+        route_interrupts()
     real_stdout = sys.stdout
     debug = "--debug" in argv
     try:

@@ -172,7 +172,11 @@ class _one_thread:
 def _watch_sweep(sweep_pid: int) -> None:
     """Pool initializer: exit as soon as the sweep process ``sweep_pid`` is gone, however it died (SIGKILL
     included). Workers fork from the forkserver, so their parent is not the sweep: they watch its pid, through
-    a pidfd where Linux has one (woken at its exit), else by polling every half second."""
+    a pidfd where Linux has one (woken at its exit), else by polling every half second. Ctrl-C and SIGTERM, which
+    the sweep's command line routes through one thread, stop a worker again."""
+    from fedbounds.checks.cli import unblock_interrupts
+
+    unblock_interrupts()
     try:
         pidfd: int | None = os.pidfd_open(sweep_pid)
     except ProcessLookupError:

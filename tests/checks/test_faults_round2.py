@@ -111,7 +111,7 @@ def _interrupt_trial(tmp_path: Path, sig: int, expected: int) -> None:
     t0 = time.monotonic()
     proc.send_signal(sig)
     try:
-        _, err = proc.communicate(timeout=5)
+        _, err = proc.communicate(timeout=5)  # the figure; a pool shutdown takes well under a second
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
@@ -376,3 +376,42 @@ def test_stdout_that_cannot_encode_escapes_instead_of_failing(monkeypatch: pytes
     assert main(["claims"]) == 0
     ascii_out.flush()
     assert raw.getvalue().decode("ascii").startswith("psi(x) - psi* \\u2264 36")
+
+
+# ---------------------------------------------------------------------------------------------- 1b. PEP solves
+
+
+def _interrupt_pep_check(tmp_path: Path, delay: float, limit: float) -> tuple[int, float, str]:
+    # the full profile's FedNMap PEP family runs for minutes, so any delay past the imports lands inside the solves
+    # (Clarabel's and SCS's; SCS installs its own SIGINT handler while it runs)
+    out = tmp_path / "rep"
+    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "check", "--claim", "fednmap.pep", "--profile", "full"]
+    cmd += ["--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    assert proc.poll() is None, "the check ended before it could be interrupted"
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"Ctrl-C: the PEP check was still running {limit} s later")
+    return proc.returncode, time.monotonic() - t0, err
+
+
+def test_ctrl_c_during_pep_solves_exits_130_and_writes_no_report(tmp_path: Path) -> None:
+    # 10 s while the rest of the suite loads both cores; the slow test below holds it to 5 s, 20 times
+    rc, _, err = _interrupt_pep_check(tmp_path, 12.0, limit=10.0)
+    assert rc == 130, err
+    assert _one_line(err) == "fedbounds: interrupted"
+    assert not (tmp_path / "rep" / "report.json").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", range(20))
+def test_ctrl_c_ends_a_pep_check_within_5_s_every_time(trial: int, tmp_path: Path) -> None:
+    rc, seconds, err = _interrupt_pep_check(tmp_path, 8.0 + trial, limit=5.0)
+    assert rc == 130, err
+    assert seconds < 5
