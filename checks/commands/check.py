@@ -81,25 +81,56 @@ def prepare_out(out: Path) -> Path:
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(20, "--out is not a folder", str(out))
     out.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=".check-", dir=out))
+    _remove_orphans(out)
+    return Path(tempfile.mkdtemp(prefix=f".check-{os.getpid()}-", dir=out))
+
+
+def _remove_orphans(out: Path) -> None:
+    """Remove the temporary folders of runs that were killed (``.check-<pid>-*`` whose process is gone)."""
+    for folder in out.glob(".check-*-*"):
+        pid = folder.name.split("-")[1]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:  # alive, owned by someone else
+            pass
 
 
 def install(tmp: Path, out: Path) -> tuple[Path, list[Path]]:
-    """Move the report written in ``tmp`` into ``out``: the previous report.json goes first, the plots of the
-    new run follow, the new report.json comes last. Returns (report.json, plots) at their final places."""
+    """Move the report written in ``tmp`` into ``out``, keeping the previous report until the new one is complete.
+
+    The previous report.json goes aside first (so a report.json never describes plots other than its own), then its
+    page and plots; the new plots and page move in, and the new report.json comes last. If any step fails, the new
+    files are removed and the previous report is put back as it was; the error names ``out``."""
     final = out / "report.json"
-    old_plots = _listed_plots(final)
-    final.unlink(missing_ok=True)
-    (out / "index.html").unlink(missing_ok=True)
-    new_plots = _listed_plots(tmp / "report.json")
-    for name in old_plots - new_plots:
-        (out / name).unlink(missing_ok=True)
-    for name in sorted(new_plots):
-        os.replace(tmp / name, out / name)
-    if (tmp / "index.html").exists():
-        os.replace(tmp / "index.html", out / "index.html")
-    os.replace(tmp / "report.json", final)
-    return final, [out / name for name in sorted(new_plots)]
+    old = [n for n in ["report.json", "index.html", *sorted(_listed_plots(final))] if (out / n).exists()]
+    new = [*sorted(_listed_plots(tmp / "report.json")), *(["index.html"] if (tmp / "index.html").exists() else [])]
+    aside = Path(tempfile.mkdtemp(prefix=f".check-{os.getpid()}-old-", dir=out))
+    moved_old: list[str] = []
+    moved_new: list[str] = []
+    try:
+        for name in old:
+            os.replace(out / name, aside / name)
+            moved_old.append(name)
+        for name in [*new, "report.json"]:
+            os.replace(tmp / name, out / name)
+            moved_new.append(name)
+    except BaseException as exc:
+        for name in moved_new:
+            (out / name).unlink(missing_ok=True)
+        for name in moved_old:
+            os.replace(aside / name, out / name)
+        if isinstance(exc, OSError):
+            why = f"cannot install the new report ({exc.strerror or exc}); the previous report is kept"
+            raise OSError(exc.errno, why, str(out)) from None
+        raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+    plots = [n for n in new if n != "index.html"]
+    return final, [out / name for name in plots]
 
 
 def _listed_plots(report: Path) -> set[str]:

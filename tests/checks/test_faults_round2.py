@@ -415,3 +415,62 @@ def test_ctrl_c_ends_a_pep_check_within_5_s_every_time(trial: int, tmp_path: Pat
     rc, seconds, err = _interrupt_pep_check(tmp_path, 8.0 + trial, limit=5.0)
     assert rc == 130, err
     assert seconds < 5
+
+
+# ---------------------------------------------------------------------------------------------- 3b. the check report
+
+
+def _report(folder: Path, plots: list[str], tag: str) -> None:
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in plots:
+        (folder / name).write_text(tag)
+    (folder / "index.html").write_text(tag)
+    (folder / "report.json").write_text(json.dumps({"tag": tag, "claims": [{"plot_files": plots}]}))
+
+
+def test_a_failed_install_keeps_the_previous_report_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fedbounds.checks.commands import check
+
+    out, new = tmp_path / "out", tmp_path / "out" / ".check-new"
+    _report(out, ["a.png", "b.png"], "old")
+    _report(new, ["a.png", "c.png"], "new")
+    real = os.replace
+
+    def failing(src: object, dst: object) -> None:
+        if Path(str(src)) == new / "report.json":
+            raise OSError(28, "No space left on device")
+        real(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check.os, "replace", failing)
+    with pytest.raises(OSError) as err:
+        check.install(new, out)
+    assert err.value.filename == str(out) and "previous report is kept" in str(err.value)
+    assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {"a.png", "b.png", "index.html", "report.json"}
+    assert all((out / n).read_text() == "old" for n in ("a.png", "b.png", "index.html")) and '"old"' in (out / "report.json").read_text()
+
+
+def test_a_successful_install_replaces_the_previous_report_and_its_plots(tmp_path: Path) -> None:
+    from fedbounds.checks.commands import check
+
+    out, new = tmp_path / "out", tmp_path / "out" / ".check-new"
+    _report(out, ["a.png", "b.png"], "old")
+    _report(new, ["a.png", "c.png"], "new")
+    check.install(new, out)
+    assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {"a.png", "c.png", "index.html", "report.json"}
+    assert (out / "a.png").read_text() == "new"
+
+
+def test_temporary_folders_of_killed_runs_are_removed(tmp_path: Path) -> None:
+    from fedbounds.checks.commands import check
+
+    out = tmp_path / "out"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = out / f".check-{dead.pid}-abc"
+    orphan.mkdir(parents=True)
+    live = out / f".check-{os.getppid()}-abc"
+    live.mkdir()
+    tmp = check.prepare_out(out)
+    assert not orphan.exists() and live.exists() and tmp.exists()
