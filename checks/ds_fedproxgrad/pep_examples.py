@@ -1,0 +1,98 @@
+"""PEPit-style entry point to DS FedProxGrad's PEP certificate (``fedbounds check --claim ds.pep``).
+
+The function follows the convention of PEPit's examples (keyword arguments, a ``verbose`` level, and a return
+value ``(pepit_tau, theoretical_tau)``: the worst case the PEP certifies beside the value the paper's lemma
+gives). It calls the PEP encoding of :mod:`fedbounds.checks.ds_fedproxgrad.pep` and the theory layer's formulas
+(through :func:`~fedbounds.checks.ds_fedproxgrad.pep.theory_values`); it retypes neither.
+
+``pepit_tau`` is ``nan`` when the two-solver certificate is not ``certified`` (the worst case is then unknown,
+never a pass or a fail) and ``inf`` when every solver reports the worst case unbounded.
+
+Paper: Arif, DS FedProxGrad, arXiv 2512.08671; notes: the repository's docs/ds-fedproxgrad-notes.md, section 1.4.
+"""
+
+from __future__ import annotations
+
+import math
+
+from fedbounds.checks.ds_fedproxgrad.pep import lemma52_pep, theory_values
+
+__all__ = ["wc_ds_fedproxgrad_lemma52"]
+
+
+def wc_ds_fedproxgrad_lemma52(
+    L_f: float = 1.0,
+    L_r: float = 1.0,
+    lam: float = 0.5,
+    B: float = 1.0,
+    N: int = 2,
+    eta: float | None = None,
+    gamma_r: float | None = None,
+    verbose: int = 1,
+) -> tuple[float, float]:
+    """Worst case of DS FedProxGrad's one-round descent (Lemma 5.2, eq. (14)), deterministic part.
+
+    **Problem class.** F = f + lambda r with f = (1/N) sum_i f_i, each f_i L_f-smooth and r L_r-smooth (A1(i));
+    the dissimilarity (8) in its homogeneous part (G = 0) at the round's point, (1/N) sum_i ||grad f_i(x)||^2 <=
+    B^2 ||grad f(x)||^2; no gradient noise (sigma = 0).
+
+    **Algorithm.** One round, eqs. (3)-(6): each client returns an inexact local prox point
+    y_i = x - eta grad f_i(x) + eta e_i with ||e_i|| <= gamma_r ||grad f_i(x)|| (the relative error (10)); the
+    server averages and takes the fairness step x+ = (1/N) sum_i y_i - eta lambda grad r(x).
+
+    **Performance measure.** The worst value of F(x+) - F(x) - Xi_det over the class, subject to
+    ||grad F(x)||^2 = 1, where Xi_det = xi ||grad r(x)||^2 is the deterministic part of the remainder (22)
+    (xi evaluated by the theory layer).
+
+    **Theoretical guarantee** (Lemma 5.2, as printed, under eta <= 1/(6 L_F) (A4(iv)) and
+    gamma_r <= 1/(sqrt(10) B) (the absorption threshold, eq. (21))):
+
+        F(x+) - F(x) <= -eta Phi ||grad F(x)||^2 + Xi,   Phi = 1/4,
+
+    so ``theoretical_tau`` = -eta Phi and the lemma holds over the class iff ``pepit_tau <= theoretical_tau``.
+    Claim ``ds.pep.lemma5_2``: at the corner (eta = 1/(6 L_F), gamma_r = 1/(sqrt(10) B), N = 2, L_f = L_r = 1,
+    lambda = 1/2, B = 1) the certified worst case is -0.0626221, i.e. Phi_PEP = -pepit_tau/eta = 0.5636,
+    2.25 x the printed 1/4.
+
+    **References.** Arif, DS FedProxGrad (arXiv 2512.08671), Lemma 5.2, eqs. (10), (14), (20)-(22); PEP: Drori and
+    Teboulle (2014), Taylor, Hendrickx, Glineur (2017); PEPit: Goujaud et al. (2024).
+
+    Args:
+        L_f: smoothness of every f_i, > 0.
+        L_r: smoothness of the fairness regulariser r, > 0.
+        lam: the fairness weight lambda, >= 0.
+        B: the dissimilarity constant B of (8), > 0.
+        N: number of clients, integer >= 1.
+        eta: the step; default the paper's largest, 1/(6 L_F) with L_F = L_f + lambda L_r.
+        gamma_r: the relative inexactness of (10); default the paper's threshold 1/(sqrt(10) B).
+        verbose: -1 silent; 0 print the two guarantees; 1 also the solvers' statuses, values and gaps.
+
+    Returns:
+        ``(pepit_tau, theoretical_tau)``: the certified worst (F(x+) - F(x) - Xi_det) / ||grad F(x)||^2 (nan if not
+        certified by both Clarabel and SCS, inf if unbounded) and -eta Phi = -eta/4.
+
+    Example:
+        >>> pepit_tau, theoretical_tau = wc_ds_fedproxgrad_lemma52(L_f=1, L_r=1, lam=0.5, B=1, N=2, verbose=0)
+        *** Example file: worst-case one-round descent of DS FedProxGrad (N=2, eta=0.1111, gamma_r=0.3162) ***
+            PEP guarantee (certified):	F(x+) - F(x) - Xi <= -0.06262 ||grad F(x)||^2
+            Theoretical guarantee:	F(x+) - F(x) - Xi <= -0.02778 ||grad F(x)||^2
+    """
+    if isinstance(verbose, bool) or verbose not in (-1, 0, 1):
+        raise ValueError(f"verbose must be -1 (silent), 0 (the guarantees) or 1 (and the solvers), got {verbose!r}")
+    paper = theory_values(L_f, L_r, lam, B, 1.0, 0.0)
+    eta = paper["eta_max"] if eta is None else eta
+    gamma_r = paper["gamma_absorb"] if gamma_r is None else gamma_r
+    tv = theory_values(L_f, L_r, lam, B, eta, gamma_r)
+    cert = lemma52_pep(L_f, L_r, lam, B, eta, gamma_r, tv["xi"], N)
+    if cert.unbounded:
+        pepit_tau = math.inf
+    else:
+        pepit_tau = float(cert.value) if cert.certified and cert.value is not None else math.nan
+    theoretical_tau = -eta * tv["Phi"]
+    if verbose >= 0:
+        if verbose >= 1:
+            print(f"(PEP) {cert.summary()}")
+        print(f"*** Example file: worst-case one-round descent of DS FedProxGrad (N={N}, eta={eta:.4g}, gamma_r={gamma_r:.4g}) ***")
+        print(f"\tPEP guarantee ({cert.status}):\tF(x+) - F(x) - Xi <= {pepit_tau:.4g} ||grad F(x)||^2")
+        print(f"\tTheoretical guarantee:\tF(x+) - F(x) - Xi <= {theoretical_tau:.4g} ||grad F(x)||^2")
+    return pepit_tau, theoretical_tau

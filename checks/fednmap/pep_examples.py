@@ -1,0 +1,191 @@
+"""PEPit-style entry points to FedNMap's PEP certificates (``fedbounds check --claim fednmap.pep``).
+
+Each function follows the convention of PEPit's examples (one function per method and measure, keyword
+arguments, a ``verbose`` level, and a return value ``(pepit_tau, theoretical_tau)``: the worst case the PEP
+certifies beside the value the paper's guarantee gives). They call the PEP encodings of
+:mod:`fedbounds.checks.fednmap.pep` and the theory layer's formulas; they retype neither.
+
+``pepit_tau`` is ``nan`` when the two-solver certificate is not ``certified`` (the worst case is then unknown,
+never a pass or a fail) and ``inf`` when every solver reports the worst case unbounded.
+
+Paper: Huang, Pu, Johansson, FedNMap, arXiv 2602.03357; the reconstruction and the PEP results: the
+repository's docs/fednmap-reconstruction.md, sections 4 and 10.
+"""
+
+from __future__ import annotations
+
+import math
+
+from fedbounds.checks.core.pep import Certificate
+from fedbounds.checks.fednmap.pep import descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
+
+__all__ = ["wc_fednmap_descent", "wc_fednmap_pl_contraction"]
+
+
+def _verbose(verbose: int) -> int:
+    if isinstance(verbose, bool) or verbose not in (-1, 0, 1):
+        raise ValueError(f"verbose must be -1 (silent), 0 (the guarantees) or 1 (and the solvers), got {verbose!r}")
+    return int(verbose)
+
+
+def _tau(cert: Certificate, value: float | None) -> float:
+    if cert.unbounded:
+        return math.inf
+    return math.nan if value is None or not cert.certified else float(value)
+
+
+def _print(verbose: int, title: str, cert: Certificate, pepit: str, theory: str) -> None:
+    if verbose < 0:
+        return
+    if verbose >= 1:
+        print(f"(PEP) {cert.summary()}")
+    print(f"*** Example file: {title} ***")
+    print(f"\tPEP guarantee ({cert.status}):\t{pepit}")
+    print(f"\tTheoretical guarantee:\t{theory}")
+
+
+def wc_fednmap_descent(
+    L: float = 1.0,
+    rho: float = 0.1,
+    n: int = 2,
+    Q: int = 1,
+    T: int = 1,
+    step_multiple: float = 1.0,
+    C_0: float = 1.0,
+    C_c: float = 1.0,
+    symmetric: bool = False,
+    verbose: int = 1,
+) -> tuple[float, float]:
+    """Worst case of FedNMap's reconstructed Lyapunov descent over T deterministic rounds.
+
+    **Problem class.** psi = f + phi with f = (1/n) sum_i f_i, every f_i L-smooth (possibly nonconvex;
+    Assumption 2) and phi rho-weakly convex (Assumption 3), deterministic gradients (sigma = 0).
+
+    **Algorithm.** FedNMap (Algorithm 1 as reconstructed): x_t = prox_{gamma phi}(z_t); each client takes Q
+    normal-map steps z_i <- z_i - eta_a (grad f_i(x_i) + v_t + c_i) with its correction c_i; the server moves
+    z_{t+1} = z_t - eta_s eta_a Q ybar. The steps are ``step_multiple`` times Theorem 5's printed maxima at
+    (L, rho, Q), window m = 1: gamma = 1/(5(rho + L)), eta_a and eta_hat = eta_s eta_a Q at their bounds,
+    all scaled by ``step_multiple`` except gamma and eta_s.
+
+    **Performance measure.** The worst value of min_{t<T} ||F_nor(z_t)||^2 over every instance of the class and
+    every start z_0 (corrections c_i = 0), subject to Lyap_0 - Lyap_T <= 1, with the Lyapunov function
+    Lyap = psi(prox z) + (gamma C_0/2) ||F_nor(z)||^2 + C_c (1/n) sum_i ||c_i + grad f_i(x) - grad f(x)||^2.
+
+    **Theoretical guarantee** (reconstructed, docs/fednmap-reconstruction.md section 4): the per-round descent
+    Lyap_{t+1} <= Lyap_t - (eta_hat/9) ||F_nor(z_t)||^2 telescopes to
+
+        min_{t<T} ||F_nor(z_t)||^2 <= 9 / (eta_hat T) (Lyap_0 - Lyap_T),
+
+    so ``theoretical_tau`` = 9/(eta_hat T) (the descent coefficient from the theory layer) and the guarantee
+    holds over the class iff ``pepit_tau <= theoretical_tau``. C_0 = C_c = 1 are the constants the PEP
+    recovered (claim ``fednmap.pep.lyapunov_constants``; committed grid in
+    ``fedbounds.theory.fednmap.pep_evidence``).
+
+    **References.** Huang, Pu, Johansson, FedNMap (arXiv 2602.03357), Theorem 5 and Appendix C.2; PEP: Drori
+    and Teboulle (2014), Taylor, Hendrickx, Glineur (2017); PEPit: Goujaud et al. (2024).
+
+    Args:
+        L: smoothness of every f_i, > 0.
+        rho: weak-convexity modulus of phi, >= 0.
+        n: number of clients, integer >= 1.
+        Q: local steps per round, integer >= 1.
+        T: rounds, integer >= 1.
+        step_multiple: eta_a and eta_hat as this multiple of Theorem 5's printed maxima, > 0.
+        C_0: the Lyapunov weight of ||F_nor||^2, >= 0.
+        C_c: the Lyapunov weight of the correction error, >= 0.
+        symmetric: solve the client-symmetric block form (same worst case, smaller SDP for n >= 3).
+        verbose: -1 silent; 0 print the two guarantees; 1 also the solvers' statuses, values and gaps.
+
+    Returns:
+        ``(pepit_tau, theoretical_tau)``: the certified worst ratio min_t ||F_nor(z_t)||^2 / (Lyap_0 - Lyap_T)
+        (nan if not certified by both Clarabel and SCS, inf if unbounded) and 9/(eta_hat T).
+
+    Example:
+        >>> pepit_tau, theoretical_tau = wc_fednmap_descent(L=1, rho=0.1, n=2, Q=1, T=1, verbose=0)
+        *** Example file: worst-case Lyapunov descent of FedNMap (n=2, Q=1, T=1, steps 1x printed) ***
+            PEP guarantee (certified):	min_t ||F_nor(z_t)||^2 <= 698.1 (Lyap_0 - Lyap_T)
+            Theoretical guarantee:	min_t ||F_nor(z_t)||^2 <= 5124 (Lyap_0 - Lyap_T)
+    """
+    verbose = _verbose(verbose)
+    if not isinstance(step_multiple, int | float) or isinstance(step_multiple, bool) or not step_multiple > 0:
+        raise ValueError(f"step_multiple must be a number > 0, got {step_multiple!r}")
+    steps = theorem5_steps(L, rho, Q)
+    d = step_multiple * steps["descent_coef"]
+    cert = descent_check(L, rho, steps["gamma"], step_multiple * steps["eta_a"], steps["eta_s"], n, Q, T, C_0, C_c, d,
+                         symmetric=symmetric)
+    pepit_tau = _tau(cert, None if cert.value is None else cert.value / (d * T))
+    theoretical_tau = 1.0 / (d * T)
+    _print(verbose, f"worst-case Lyapunov descent of FedNMap (n={n}, Q={Q}, T={T}, steps {step_multiple:g}x printed)", cert,
+           f"min_t ||F_nor(z_t)||^2 <= {pepit_tau:.4g} (Lyap_0 - Lyap_T)",
+           f"min_t ||F_nor(z_t)||^2 <= {theoretical_tau:.4g} (Lyap_0 - Lyap_T)")
+    return pepit_tau, theoretical_tau
+
+
+def wc_fednmap_pl_contraction(
+    L: float = 1.0,
+    rho: float = 0.1,
+    n: int = 2,
+    Q: int = 1,
+    mu: float = 0.1,
+    step_multiple: float = 16.0,
+    C_0: float = 1.0,
+    C_c: float = 1.0,
+    verbose: int = 1,
+) -> tuple[float, float]:
+    """Worst one-round contraction of FedNMap's Lyapunov function under the proximal-PL condition.
+
+    **Problem class.** As in :func:`wc_fednmap_descent` (f_i L-smooth, phi rho-weakly convex, sigma = 0), plus
+    the proximal-PL inequality (2) of the paper with constant mu (Assumption 4), imposed at the points the round
+    visits: psi(x_t) - psi* <= ||F_nor(z_t)||^2 / (2 mu), t = 0, 1. These are necessary conditions only (PEPit has
+    no composite proximal-PL interpolation class), so the certified factor is an upper bound on the true one.
+
+    **Algorithm.** One FedNMap round from an arbitrary state (z_0 and corrections c_i with sum 0), steps
+    ``step_multiple`` times Theorem 5's printed maxima at (L, rho, Q), window m = 1 (as in
+    :func:`wc_fednmap_descent`).
+
+    **Performance measure.** The worst factor q = Lyap_1 / Lyap_0, the Lyapunov function taken relative to psi*
+    (Lyap = psi(prox z) - psi* + (gamma C_0/2) ||F_nor(z)||^2 + C_c (1/n) sum_i ||c_i + grad f_i(x) - grad f(x)||^2).
+
+    **Theoretical guarantee** (Theorem 8, deterministic part, with the reconstructed Lyapunov function):
+
+        Lyap_1 <= (1 - 2 eta_hat mu / (9 (1 + gamma mu C_0))) Lyap_0,
+
+    so ``theoretical_tau`` = 1 - 2 eta_hat mu / (9 (1 + gamma mu C_0)) (the exponent from the theory layer) and
+    the guarantee holds over the class iff ``pepit_tau <= theoretical_tau``. Claim
+    ``fednmap.pep.theorem8_exponent``: the certified exponent 1 - q is about 7.4 times Theorem 8's where the SDP
+    solves. At the printed steps (``step_multiple=1``) the contraction, of order 1e-4, is below SCS's accuracy
+    and the certificate is inconclusive (``pepit_tau`` nan).
+
+    **References.** Huang, Pu, Johansson, FedNMap (arXiv 2602.03357), Theorem 8; PEPit: Goujaud et al. (2024).
+
+    Args:
+        L: smoothness of every f_i, > 0.
+        rho: weak-convexity modulus of phi, >= 0.
+        n: number of clients, integer >= 1.
+        Q: local steps per round, integer >= 1.
+        mu: proximal-PL constant, > 0.
+        step_multiple: eta_a and eta_hat as this multiple of Theorem 5's printed maxima, > 0.
+        C_0: the Lyapunov weight of ||F_nor||^2, >= 0.
+        C_c: the Lyapunov weight of the correction error, >= 0.
+        verbose: -1 silent; 0 print the two guarantees; 1 also the solvers' statuses, values and gaps.
+
+    Returns:
+        ``(pepit_tau, theoretical_tau)``: the certified worst factor q (nan if not certified by both Clarabel and
+        SCS, inf if unbounded) and Theorem 8's factor 1 - 2 eta_hat mu / (9 (1 + gamma mu C_0)).
+
+    Example:
+        >>> pepit_tau, theoretical_tau = wc_fednmap_pl_contraction(L=1, rho=0.1, n=2, Q=1, mu=0.1, step_multiple=16, verbose=0)
+        *** Example file: worst-case PL contraction of FedNMap (n=2, Q=1, mu=0.1, steps 16x printed) ***
+            PEP guarantee (certified):	Lyap_1 <= 0.99543 Lyap_0
+            Theoretical guarantee:	Lyap_1 <= 0.99939 Lyap_0
+    """
+    verbose = _verbose(verbose)
+    if not isinstance(step_multiple, int | float) or isinstance(step_multiple, bool) or not step_multiple > 0:
+        raise ValueError(f"step_multiple must be a number > 0, got {step_multiple!r}")
+    steps = theorem5_steps(L, rho, Q)
+    cert = pl_contraction_pep(L, rho, steps["gamma"], step_multiple * steps["eta_a"], steps["eta_s"], n, Q, mu, C_0, C_c)
+    pepit_tau = _tau(cert, None if cert.value is None else 1.0 + cert.value)
+    theoretical_tau = 1.0 - theorem8_exponent(step_multiple * steps["eta_hat"], mu, steps["gamma"], C_0)
+    _print(verbose, f"worst-case PL contraction of FedNMap (n={n}, Q={Q}, mu={mu:g}, steps {step_multiple:g}x printed)", cert,
+           f"Lyap_1 <= {pepit_tau:.5g} Lyap_0", f"Lyap_1 <= {theoretical_tau:.5g} Lyap_0")
+    return pepit_tau, theoretical_tau
