@@ -60,3 +60,20 @@ def test_the_stated_mapping_is_the_command_lines(theorem: str) -> None:
             checked += 1
     assert checked >= 9, checked
     assert "`--C0`, `--EL0` and `--Delta0`" in _section()
+
+
+@pytest.mark.parametrize(
+    ("constants", "params", "named"),
+    [
+        ({"C0": 1}, {}, "'C0'; allowed: L, rho"),  # the CLI's spelling is not a key: the error lists the keys
+        ({"n": 2.5}, {}, "n must be an integer >= 1"),
+        ({"L": -1}, {}, "L must be > 0"),
+        ({}, {"eta-a": 1e-3}, "unknown parameter 'eta-a'; allowed: gamma, eta_a"),
+    ],
+)
+def test_bad_api_input_names_the_parameter(constants: dict, params: dict, named: str) -> None:
+    from fedbounds.theory.feasibility import feasibility
+
+    base = {"L": 1, "rho": 0.1, "n": 10, "Q": 5, "sigma": 1}
+    with pytest.raises(ValueError, match=re.escape(named)):
+        feasibility("fednmap", {**base, **constants}, params)
