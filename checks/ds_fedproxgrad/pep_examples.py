@@ -13,8 +13,7 @@ Paper: Arif, DS FedProxGrad, arXiv 2512.08671; notes: the repository's docs/ds-f
 
 from __future__ import annotations
 
-import math
-
+from fedbounds.checks.core.examples import check_integer, check_number, check_verbose, print_guarantees, tau
 from fedbounds.checks.ds_fedproxgrad.pep import lemma52_pep, theory_values
 
 __all__ = ["wc_ds_fedproxgrad_lemma52"]
@@ -77,22 +76,17 @@ def wc_ds_fedproxgrad_lemma52(
             PEP guarantee (certified):	F(x+) - F(x) - Xi <= -0.06262 ||grad F(x)||^2
             Theoretical guarantee:	F(x+) - F(x) - Xi <= -0.02778 ||grad F(x)||^2
     """
-    if isinstance(verbose, bool) or verbose not in (-1, 0, 1):
-        raise ValueError(f"verbose must be -1 (silent), 0 (the guarantees) or 1 (and the solvers), got {verbose!r}")
+    verbose = check_verbose(verbose)
+    L_f, L_r, B = check_number("L_f", L_f), check_number("L_r", L_r), check_number("B", B)
+    lam, N = check_number("lam", lam, strict=False), check_integer("N", N)
     paper = theory_values(L_f, L_r, lam, B, 1.0, 0.0)
-    eta = paper["eta_max"] if eta is None else eta
-    gamma_r = paper["gamma_absorb"] if gamma_r is None else gamma_r
+    eta = paper["eta_max"] if eta is None else check_number("eta", eta)
+    gamma_r = paper["gamma_absorb"] if gamma_r is None else check_number("gamma_r", gamma_r, strict=False)
     tv = theory_values(L_f, L_r, lam, B, eta, gamma_r)
     cert = lemma52_pep(L_f, L_r, lam, B, eta, gamma_r, tv["xi"], N)
-    if cert.unbounded:
-        pepit_tau = math.inf
-    else:
-        pepit_tau = float(cert.value) if cert.certified and cert.value is not None else math.nan
+    pepit_tau = tau(cert, cert.value)
     theoretical_tau = -eta * tv["Phi"]
-    if verbose >= 0:
-        if verbose >= 1:
-            print(f"(PEP) {cert.summary()}")
-        print(f"*** Example file: worst-case one-round descent of DS FedProxGrad (N={N}, eta={eta:.4g}, gamma_r={gamma_r:.4g}) ***")
-        print(f"\tPEP guarantee ({cert.status}):\tF(x+) - F(x) - Xi <= {pepit_tau:.4g} ||grad F(x)||^2")
-        print(f"\tTheoretical guarantee:\tF(x+) - F(x) - Xi <= {theoretical_tau:.4g} ||grad F(x)||^2")
+    print_guarantees(verbose, f"worst-case one-round descent of DS FedProxGrad (N={N}, eta={eta:.4g}, gamma_r={gamma_r:.4g})", cert,
+                     f"F(x+) - F(x) - Xi <= {pepit_tau:.4g} ||grad F(x)||^2",
+                     f"F(x+) - F(x) - Xi <= {theoretical_tau:.4g} ||grad F(x)||^2")
     return pepit_tau, theoretical_tau

@@ -14,34 +14,10 @@ repository's docs/fednmap-reconstruction.md, sections 4 and 10.
 
 from __future__ import annotations
 
-import math
-
-from fedbounds.checks.core.pep import Certificate
+from fedbounds.checks.core.examples import check_integer, check_number, check_verbose, print_guarantees, tau
 from fedbounds.checks.fednmap.pep import descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
 
 __all__ = ["wc_fednmap_descent", "wc_fednmap_pl_contraction"]
-
-
-def _verbose(verbose: int) -> int:
-    if isinstance(verbose, bool) or verbose not in (-1, 0, 1):
-        raise ValueError(f"verbose must be -1 (silent), 0 (the guarantees) or 1 (and the solvers), got {verbose!r}")
-    return int(verbose)
-
-
-def _tau(cert: Certificate, value: float | None) -> float:
-    if cert.unbounded:
-        return math.inf
-    return math.nan if value is None or not cert.certified else float(value)
-
-
-def _print(verbose: int, title: str, cert: Certificate, pepit: str, theory: str) -> None:
-    if verbose < 0:
-        return
-    if verbose >= 1:
-        print(f"(PEP) {cert.summary()}")
-    print(f"*** Example file: {title} ***")
-    print(f"\tPEP guarantee ({cert.status}):\t{pepit}")
-    print(f"\tTheoretical guarantee:\t{theory}")
 
 
 def wc_fednmap_descent(
@@ -106,16 +82,18 @@ def wc_fednmap_descent(
             PEP guarantee (certified):	min_t ||F_nor(z_t)||^2 <= 698.1 (Lyap_0 - Lyap_T)
             Theoretical guarantee:	min_t ||F_nor(z_t)||^2 <= 5124 (Lyap_0 - Lyap_T)
     """
-    verbose = _verbose(verbose)
-    if not isinstance(step_multiple, int | float) or isinstance(step_multiple, bool) or not step_multiple > 0:
-        raise ValueError(f"step_multiple must be a number > 0, got {step_multiple!r}")
+    verbose = check_verbose(verbose)
+    L, rho = check_number("L", L), check_number("rho", rho, strict=False)
+    n, Q, T = check_integer("n", n), check_integer("Q", Q), check_integer("T", T)
+    step_multiple = check_number("step_multiple", step_multiple)
+    C_0, C_c = check_number("C_0", C_0, strict=False), check_number("C_c", C_c, strict=False)
     steps = theorem5_steps(L, rho, Q)
     d = step_multiple * steps["descent_coef"]
     cert = descent_check(L, rho, steps["gamma"], step_multiple * steps["eta_a"], steps["eta_s"], n, Q, T, C_0, C_c, d,
                          symmetric=symmetric)
-    pepit_tau = _tau(cert, None if cert.value is None else cert.value / (d * T))
+    pepit_tau = tau(cert, None if cert.value is None else cert.value / (d * T))
     theoretical_tau = 1.0 / (d * T)
-    _print(verbose, f"worst-case Lyapunov descent of FedNMap (n={n}, Q={Q}, T={T}, steps {step_multiple:g}x printed)", cert,
+    print_guarantees(verbose, f"worst-case Lyapunov descent of FedNMap (n={n}, Q={Q}, T={T}, steps {step_multiple:g}x printed)", cert,
            f"min_t ||F_nor(z_t)||^2 <= {pepit_tau:.4g} (Lyap_0 - Lyap_T)",
            f"min_t ||F_nor(z_t)||^2 <= {theoretical_tau:.4g} (Lyap_0 - Lyap_T)")
     return pepit_tau, theoretical_tau
@@ -179,13 +157,15 @@ def wc_fednmap_pl_contraction(
             PEP guarantee (certified):	Lyap_1 <= 0.99543 Lyap_0
             Theoretical guarantee:	Lyap_1 <= 0.99939 Lyap_0
     """
-    verbose = _verbose(verbose)
-    if not isinstance(step_multiple, int | float) or isinstance(step_multiple, bool) or not step_multiple > 0:
-        raise ValueError(f"step_multiple must be a number > 0, got {step_multiple!r}")
+    verbose = check_verbose(verbose)
+    L, rho, mu = check_number("L", L), check_number("rho", rho, strict=False), check_number("mu", mu)
+    n, Q = check_integer("n", n), check_integer("Q", Q)
+    step_multiple = check_number("step_multiple", step_multiple)
+    C_0, C_c = check_number("C_0", C_0, strict=False), check_number("C_c", C_c, strict=False)
     steps = theorem5_steps(L, rho, Q)
     cert = pl_contraction_pep(L, rho, steps["gamma"], step_multiple * steps["eta_a"], steps["eta_s"], n, Q, mu, C_0, C_c)
-    pepit_tau = _tau(cert, None if cert.value is None else 1.0 + cert.value)
+    pepit_tau = tau(cert, None if cert.value is None else 1.0 + cert.value)
     theoretical_tau = 1.0 - theorem8_exponent(step_multiple * steps["eta_hat"], mu, steps["gamma"], C_0)
-    _print(verbose, f"worst-case PL contraction of FedNMap (n={n}, Q={Q}, mu={mu:g}, steps {step_multiple:g}x printed)", cert,
+    print_guarantees(verbose, f"worst-case PL contraction of FedNMap (n={n}, Q={Q}, mu={mu:g}, steps {step_multiple:g}x printed)", cert,
            f"Lyap_1 <= {pepit_tau:.5g} Lyap_0", f"Lyap_1 <= {theoretical_tau:.5g} Lyap_0")
     return pepit_tau, theoretical_tau

@@ -67,6 +67,10 @@ def test_ds_lemma52_matches_the_claimed_worst_case() -> None:
         (fednmap_examples.wc_fednmap_pl_contraction, {"mu": -1}, "mu"),
         (ds_examples.wc_ds_fedproxgrad_lemma52, {"N": 1.5}, "N"),
         (ds_examples.wc_ds_fedproxgrad_lemma52, {"gamma_r": -0.1}, "gamma_r"),
+        (ds_examples.wc_ds_fedproxgrad_lemma52, {"B": 0}, "B"),
+        (ds_examples.wc_ds_fedproxgrad_lemma52, {"lam": -1}, "lam"),
+        (fednmap_examples.wc_fednmap_descent, {"rho": -1}, "rho"),
+        (fednmap_examples.wc_fednmap_pl_contraction, {"Q": 0}, "Q"),
     ],
 )
 def test_bad_arguments_name_the_parameter(function: Any, kwargs: dict[str, Any], name: str) -> None:
