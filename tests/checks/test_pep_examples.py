@@ -58,6 +58,19 @@ def test_ds_lemma52_matches_the_claimed_worst_case() -> None:
     assert pepit_tau <= theoretical_tau
 
 
+@pytest.mark.slow
+def test_ds_absorption_matches_the_claimed_threshold() -> None:
+    """About 10 certificate pairs (a bisection): slow."""
+    from fedbounds.theory.ds_fedproxgrad.claims import PEP_ABSORPTION
+
+    got = _run_example(ds_examples.wc_ds_fedproxgrad_absorption)
+    pepit_tau, theoretical_tau = got["pepit_tau"], got["theoretical_tau"]
+    claimed = float(re.search(r"certified threshold ([\d.]+) against", PEP_ABSORPTION.evidence).group(1))
+    # a bisection to 0.05 x the printed threshold from below: within that of the claim's finer one, never above it
+    assert claimed - 0.05 * theoretical_tau <= pepit_tau <= claimed
+    assert pepit_tau >= theoretical_tau
+
+
 @pytest.mark.parametrize(
     ("function", "kwargs", "name"),
     [
@@ -69,6 +82,7 @@ def test_ds_lemma52_matches_the_claimed_worst_case() -> None:
         (ds_examples.wc_ds_fedproxgrad_lemma52, {"gamma_r": -0.1}, "gamma_r"),
         (ds_examples.wc_ds_fedproxgrad_lemma52, {"B": 0}, "B"),
         (ds_examples.wc_ds_fedproxgrad_lemma52, {"lam": -1}, "lam"),
+        (ds_examples.wc_ds_fedproxgrad_absorption, {"tol": 0}, "tol"),
         (fednmap_examples.wc_fednmap_descent, {"rho": -1}, "rho"),
         (fednmap_examples.wc_fednmap_pl_contraction, {"Q": 0}, "Q"),
     ],
