@@ -14,10 +14,18 @@ repository's docs/fednmap-reconstruction.md, sections 4 and 10.
 
 from __future__ import annotations
 
-from fedbounds.checks.core.examples import check_integer, check_number, check_verbose, print_guarantees, tau
-from fedbounds.checks.fednmap.pep import descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
+import math
 
-__all__ = ["wc_fednmap_descent", "wc_fednmap_pl_contraction"]
+from fedbounds.checks.core.examples import check_integer, check_number, check_verbose, print_guarantees, tau
+from fedbounds.checks.fednmap.pep import (
+    descent_check,
+    largest_certified_step,
+    pl_contraction_pep,
+    theorem5_steps,
+    theorem8_exponent,
+)
+
+__all__ = ["wc_fednmap_descent", "wc_fednmap_largest_step", "wc_fednmap_pl_contraction"]
 
 
 def wc_fednmap_descent(
@@ -168,4 +176,80 @@ def wc_fednmap_pl_contraction(
     theoretical_tau = 1.0 - theorem8_exponent(step_multiple * steps["eta_hat"], mu, steps["gamma"], C_0)
     print_guarantees(verbose, f"worst-case PL contraction of FedNMap (n={n}, Q={Q}, mu={mu:g}, steps {step_multiple:g}x printed)", cert,
            f"Lyap_1 <= {pepit_tau:.5g} Lyap_0", f"Lyap_1 <= {theoretical_tau:.5g} Lyap_0")
+    return pepit_tau, theoretical_tau
+
+
+def wc_fednmap_largest_step(
+    L: float = 1.0,
+    rho: float = 0.1,
+    n: int = 2,
+    Q: int = 1,
+    T: int = 1,
+    C_0: float = 2.0,
+    C_c: float = 1.0,
+    k_start: float = 16.0,
+    k_max: float = 4096.0,
+    tol: float = 0.05,
+    verbose: int = 1,
+) -> tuple[float, float]:
+    """The largest effective step eta_hat at which FedNMap's reconstructed descent is still certified over the class,
+    beside Theorem 5's printed bound.
+
+    **Problem class, algorithm, measure.** As in :func:`wc_fednmap_descent`, with eta_a and eta_hat both scaled by
+    a multiplier k of Theorem 5's printed maxima (gamma and eta_s fixed), and the descent coefficient eta_hat/9 with
+    them. A multiplier is certified when the worst ratio w (eta_hat/9) T is <= 1 with the Lyapunov constants
+    (``C_0``, ``C_c``): during the search by Clarabel alone (optimal, agreeing, <= 1), at the end by Clarabel and SCS.
+    The search doubles k from ``k_start`` up to ``k_max``, then bisects to the relative width ``tol``; it assumes the
+    certified set is an interval [0, k*].
+
+    **Theoretical guarantee** (Theorem 5, verbatim): eta_hat <= (1 - gamma rho) / (100 m sqrt(L^2 + 1/gamma^2)) with
+    m = 1, from the theory layer; ``theoretical_tau`` is that bound and ``pepit_tau`` = k* times it. Claim
+    ``fednmap.pep.largest_step`` (a remark: the printed steps are conservative): k* = 192 at rho = 0.1, n = 2, Q = 1,
+    T = 1 with (C_0, C_c) = (2, 1) (committed in ``fedbounds.theory.fednmap.pep_evidence.STEPS``).
+
+    **References.** Huang, Pu, Johansson, FedNMap (arXiv 2602.03357), Theorem 5; PEPit: Goujaud et al. (2024).
+
+    Args:
+        L: smoothness of every f_i, > 0.
+        rho: weak-convexity modulus of phi, >= 0.
+        n: number of clients, integer >= 1.
+        Q: local steps per round, integer >= 1.
+        T: rounds, integer >= 1.
+        C_0: the Lyapunov weight of ||F_nor||^2, >= 0.
+        C_c: the Lyapunov weight of the correction error, >= 0.
+        k_start: the first multiplier tried, > 0 (the SDPs at the printed steps are badly conditioned).
+        k_max: the largest multiplier tried, >= k_start.
+        tol: relative width of the final bisection, > 0.
+        verbose: -1 silent; 0 print the two bounds; 1 also the final certificate and the number of solves.
+
+    Returns:
+        ``(pepit_tau, theoretical_tau)``: the largest certified eta_hat (nan if k_start is not certified or the final
+        two-solver certificate is not) and Theorem 5's printed bound on eta_hat.
+
+    Example:
+        >>> pepit_tau, theoretical_tau = wc_fednmap_largest_step(L=1, rho=0.1, n=2, Q=1, T=1, verbose=0)
+        *** Example file: largest certified step of FedNMap (n=2, Q=1, T=1, C_0=2, C_c=1) ***
+            PEP guarantee (certified):	eta_hat <= 0.3372 (192 x printed)
+            Theoretical guarantee:	eta_hat <= 0.001756
+    """
+    verbose = check_verbose(verbose)
+    L, rho = check_number("L", L), check_number("rho", rho, strict=False)
+    n, Q, T = check_integer("n", n), check_integer("Q", Q), check_integer("T", T)
+    C_0, C_c = check_number("C_0", C_0, strict=False), check_number("C_c", C_c, strict=False)
+    k_start, tol = check_number("k_start", k_start), check_number("tol", tol)
+    k_max = check_number("k_max", k_max, low=k_start, strict=False)
+    steps = theorem5_steps(L, rho, Q)
+    res = largest_certified_step(L, rho, steps["gamma"], steps["eta_a"], steps["eta_s"], n, Q, T, steps["descent_coef"],
+                                 [C_0], [C_c], k_max=k_max, tol=tol, k_start=k_start)
+    theoretical_tau = steps["eta_hat"]
+    certified = res.certificate is not None and res.certificate.certified and res.k is not None
+    pepit_tau = res.k * theoretical_tau if certified else math.nan
+    if verbose >= 0:
+        if verbose >= 1 and res.certificate is not None:
+            print(f"(PEP) {res.certificate.summary()}; {res.solves} solves")
+        status = res.certificate.status if res.certificate is not None else "inconclusive"
+        k = f"{res.k:g}" if res.k is not None else "no"
+        print(f"*** Example file: largest certified step of FedNMap (n={n}, Q={Q}, T={T}, C_0={C_0:g}, C_c={C_c:g}) ***")
+        print(f"\tPEP guarantee ({status}):\teta_hat <= {pepit_tau:.4g} ({k} x printed)")
+        print(f"\tTheoretical guarantee:\teta_hat <= {theoretical_tau:.4g}")
     return pepit_tau, theoretical_tau

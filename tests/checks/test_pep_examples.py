@@ -39,6 +39,15 @@ def test_fednmap_descent_matches_the_committed_grid() -> None:
     assert pepit_tau <= theoretical_tau
 
 
+def test_fednmap_largest_step_matches_the_committed_step() -> None:
+    got = _run_example(fednmap_examples.wc_fednmap_largest_step)
+    pepit_tau, theoretical_tau = got["pepit_tau"], got["theoretical_tau"]
+    (row,) = [r for r in pep_evidence.STEPS if (r["rho"], r["n"], r["Q"], r["T"]) == (0.1, 2, 1, 1)]
+    assert row["status"] == "certified" and (row["C_0"], row["C_c"]) == (2.0, 1.0)
+    assert theoretical_tau == pytest.approx(row["eta_hat_printed"], rel=1e-12)
+    assert pepit_tau / theoretical_tau == pytest.approx(row["k"], rel=1e-12)
+
+
 def test_fednmap_pl_contraction_matches_the_claimed_exponent_ratio() -> None:
     got = _run_example(fednmap_examples.wc_fednmap_pl_contraction)
     pepit_tau, theoretical_tau = got["pepit_tau"], got["theoretical_tau"]
@@ -85,6 +94,7 @@ def test_ds_absorption_matches_the_claimed_threshold() -> None:
         (ds_examples.wc_ds_fedproxgrad_absorption, {"tol": 0}, "tol"),
         (fednmap_examples.wc_fednmap_descent, {"rho": -1}, "rho"),
         (fednmap_examples.wc_fednmap_pl_contraction, {"Q": 0}, "Q"),
+        (fednmap_examples.wc_fednmap_largest_step, {"k_max": 1}, "k_max"),
     ],
 )
 def test_bad_arguments_name_the_parameter(function: Any, kwargs: dict[str, Any], name: str) -> None:
