@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import shutil
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -76,61 +74,22 @@ def selected_checks(claims: list[str] | None) -> list[CheckSpec]:
 
 
 def prepare_out(out: Path) -> Path:
-    """Create the output folder and a temporary folder inside it (which proves it writable); returns the
-    temporary folder. Raises OSError naming the folder when it cannot be used."""
-    if out.exists() and not out.is_dir():
-        raise NotADirectoryError(20, "--out is not a folder", str(out))
-    out.mkdir(parents=True, exist_ok=True)
-    _remove_orphans(out)
-    return Path(tempfile.mkdtemp(prefix=f".check-{os.getpid()}-", dir=out))
+    """Create the output folder and a staging folder inside it (which proves it writable); returns the staging
+    folder. Raises OSError naming the folder when it cannot be used."""
+    from fedbounds.checks.core.install import staging
 
-
-def _remove_orphans(out: Path) -> None:
-    """Remove the temporary folders of runs that were killed (``.check-<pid>-*`` whose process is gone)."""
-    for folder in out.glob(".check-*-*"):
-        pid = folder.name.split("-")[1]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except OSError:  # alive, owned by someone else
-            pass
+    return staging(out, "check")
 
 
 def install(tmp: Path, out: Path) -> tuple[Path, list[Path]]:
-    """Move the report written in ``tmp`` into ``out``, keeping the previous report until the new one is complete.
+    """Move the report written in ``tmp`` into ``out`` (:func:`fedbounds.checks.core.install.install`): report.json
+    last, the previous report kept until the new one is whole. Returns (report.json, plots) at their final places."""
+    from fedbounds.checks.core.install import install as install_files
 
-    The previous report.json goes aside first (so a report.json never describes plots other than its own), then its
-    page and plots; the new plots and page move in, and the new report.json comes last. If any step fails, the new
-    files are removed and the previous report is put back as it was; the error names ``out``."""
-    final = out / "report.json"
-    old = [n for n in ["report.json", "index.html", *sorted(_listed_plots(final))] if (out / n).exists()]
+    old = [*sorted(_listed_plots(out / "report.json")), "index.html"]
     new = [*sorted(_listed_plots(tmp / "report.json")), *(["index.html"] if (tmp / "index.html").exists() else [])]
-    aside = Path(tempfile.mkdtemp(prefix=f".check-{os.getpid()}-old-", dir=out))
-    moved_old: list[str] = []
-    moved_new: list[str] = []
-    try:
-        for name in old:
-            os.replace(out / name, aside / name)
-            moved_old.append(name)
-        for name in [*new, "report.json"]:
-            os.replace(tmp / name, out / name)
-            moved_new.append(name)
-    except BaseException as exc:
-        for name in moved_new:
-            (out / name).unlink(missing_ok=True)
-        for name in moved_old:
-            os.replace(aside / name, out / name)
-        if isinstance(exc, OSError):
-            why = f"cannot install the new report ({exc.strerror or exc}); the previous report is kept"
-            raise OSError(exc.errno, why, str(out)) from None
-        raise
-    finally:
-        shutil.rmtree(aside, ignore_errors=True)
-    plots = [n for n in new if n != "index.html"]
-    return final, [out / name for name in plots]
+    placed = install_files(tmp, out, [*new, "report.json"], old, index="report.json")
+    return out / "report.json", [p for p in placed if p.suffix == ".png"]
 
 
 def _listed_plots(report: Path) -> set[str]:

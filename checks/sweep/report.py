@@ -25,6 +25,7 @@ holding a cell outside that configuration or a cell that fails its checksum.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import itertools
 import json
 import math
@@ -70,6 +71,16 @@ class ReportFiles:
     figures: list[Path]
     slopes: list[dict]
     notes: list[str]
+
+    def moved_to(self, folder: Path) -> ReportFiles:
+        """The same files, at their places in ``folder`` (after the staging folder was installed there)."""
+        return dataclasses.replace(
+            self,
+            cells_csv=folder / self.cells_csv.name,
+            points_csv=folder / self.points_csv.name,
+            slopes_csv=folder / self.slopes_csv.name,
+            figures=[folder / f.name for f in self.figures],
+        )
 
 
 def _fmt(v: Any) -> str:

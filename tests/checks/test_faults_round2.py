@@ -432,6 +432,7 @@ def _report(folder: Path, plots: list[str], tag: str) -> None:
 
 def test_a_failed_install_keeps_the_previous_report_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from fedbounds.checks.commands import check
+    from fedbounds.checks.core import install
 
     out, new = tmp_path / "out", tmp_path / "out" / ".check-new"
     _report(out, ["a.png", "b.png"], "old")
@@ -443,7 +444,7 @@ def test_a_failed_install_keeps_the_previous_report_whole(tmp_path: Path, monkey
             raise OSError(28, "No space left on device")
         real(src, dst)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(check.os, "replace", failing)
+    monkeypatch.setattr(install.os, "replace", failing)
     with pytest.raises(OSError) as err:
         check.install(new, out)
     assert err.value.filename == str(out) and "previous report is kept" in str(err.value)
@@ -474,3 +475,35 @@ def test_temporary_folders_of_killed_runs_are_removed(tmp_path: Path) -> None:
     live.mkdir()
     tmp = check.prepare_out(out)
     assert not orphan.exists() and live.exists() and tmp.exists()
+
+
+def test_report_is_installed_whole_and_replaces_only_its_own_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from fedbounds.checks.sweep import report as sweep_report
+
+    store = tmp_path / "s.sqlite"
+    assert main(["sweep", "tiny", "--store", str(store), "--limit", "8", "--processes", "1", "--no-progress"]) == 0
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "mine.txt").write_text("a user's file")
+    (out / "rounds_vs_old_spec.png").write_text("another spec's figure")
+    (out / ".fedbounds-report.json").write_text('["rounds_vs_old_spec.png", "cells.csv"]')
+    (out / "cells.csv").write_text("previous cells")
+    real = sweep_report.write_report
+
+    def half_way(store_path: object, out_dir: object) -> object:
+        real(store_path, out_dir)
+        raise OSError(28, "No space left on device", str(out_dir))
+
+    monkeypatch.setattr(sweep_report, "write_report", half_way)
+    assert main(["report", str(store), "--out", str(out)]) == 2
+    capsys.readouterr()
+    assert (out / "cells.csv").read_text() == "previous cells" and (out / "rounds_vs_old_spec.png").exists()
+    assert sorted(p.name for p in out.iterdir()) == [".fedbounds-report.json", "cells.csv", "mine.txt", "rounds_vs_old_spec.png"]
+
+    monkeypatch.setattr(sweep_report, "write_report", real)
+    assert main(["report", str(store), "--out", str(out)]) == 0
+    names = {p.name for p in out.iterdir()}
+    assert "rounds_vs_old_spec.png" not in names and "mine.txt" in names
+    assert {"cells.csv", "points.csv", "slopes.csv", "index.html"} <= names
+    assert not [n for n in names if n.startswith((".report-", ".old-"))]
