@@ -40,6 +40,8 @@ __all__ = ["EIG_COND_MAX", "METRICS", "ClosedForm", "NoLimit", "closed_form", "r
 EIG_COND_MAX = 1e6
 #: "auto" keeps the eigenbasis only where it agrees with doubling to this relative tolerance (see ``_agrees``)
 AUTO_RTOL = 1e-10
+#: a spectral radius above 1 - this is treated as 1 (no limit): the restriction to the reachable subspace rounds
+RADIUS_TOL = 1e-12
 #: relative rank tolerance of the reachable subspace
 RANK_RTOL = 1e-10
 #: the metrics (names as in ``fedbounds.algorithms.exact.ExactTrajectory``'s ``E_<name>``)
@@ -165,8 +167,8 @@ class ClosedForm:
         return self.U @ m, self.U @ C @ self.U.T
 
     def _limit_reduced(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.spectral_radius < 1.0:
-            raise NoLimit(f"no limit as t -> infinity: the round's map has spectral radius {self.spectral_radius:.12g} >= 1 "
+        if not self.spectral_radius < 1.0 - RADIUS_TOL:
+            raise NoLimit(f"no limit as t -> infinity: the round's map has spectral radius {self.spectral_radius:.12g} >= 1 - {RADIUS_TOL:g} "
                           f"on its reachable subspace (dimension {self.r})")
         m = np.linalg.solve(np.eye(self.r) - self.M, self.b)
         C = sla.solve_discrete_lyapunov(self.M, self.Sigma)

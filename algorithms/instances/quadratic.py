@@ -73,8 +73,11 @@ class WeaklyConvexQuadratic(LeastSquares):
         mu = float(np.linalg.eigvalsh(self.hessians.mean(axis=0))[0]) - self.phi.rho
         c["mu"] = Constant(mu, "exact", "lambda_min(Hbar) - rho: psi is mu-strongly convex (proximal PL with this mu)")
         c["rho_f"] = Constant(0.0, "exact", "f is convex (quadratic)")
-        if self.n == 1 or float(c["L"].value) < 1.0:
-            c["L"] = Constant(1.0, "bound", "1 = the L of every n >= 2 (max_i lambda_max(H_i)); an upper bound here")
+        curv = getattr(self, "curvatures", None)
+        if curv is not None:  # the designed diagonal Hessians (exact; the product A^T A / m rounds in the last bit)
+            top = float(np.max(curv))
+            c["L"] = (Constant(top, "exact", "max_i lambda_max(H_i), H_i diagonal by construction") if top >= 1.0 else
+                      Constant(1.0, "bound", "1 = the L of every n >= 2 (max_i lambda_max(H_i)); an upper bound here"))
         return c
 
 
@@ -104,4 +107,5 @@ def weakly_convex_quadratic(n: int = 4, p: int = 1, heterogeneity: float = 1.0, 
     b = np.sqrt(p) * lin / np.sqrt(diag)  # (A_i^T b_i / p)_k = sqrt(p) sqrt(d_k) b_k / p = lin_k
     prob = WeaklyConvexQuadratic(A, b, ConcaveQuadratic(rho))
     prob.name = "weakly_convex_quadratic"
+    prob.curvatures = diag
     return prob
