@@ -57,7 +57,8 @@ def reachable_basis(M: np.ndarray, generators: np.ndarray, rtol: float = RANK_RT
 
     The first ``normalise`` columns (all when None) are normalised first (so their scales do not decide the rank;
     the rest keep their relative scale); the Krylov closure adds the part of M V outside
-    span(V), not renormalised, while its singular values exceed ``rtol`` times max(1, ||M||). Directions below ``rtol`` times the largest singular value are dropped (exactly zero in exact
+    span(V), not renormalised, while its singular values exceed ``rtol`` times max(1, ||M||). Smaller directions are
+    dropped (exactly zero in exact
     arithmetic: e.g. a conserved mean of FedNMap's corrections, which no input reaches)."""
     G = np.array(generators, dtype=float)
     k = G.shape[1] if normalise is None else int(normalise)
@@ -168,7 +169,8 @@ class ClosedForm:
 
     def _limit_reduced(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.spectral_radius < 1.0 - RADIUS_TOL:
-            raise NoLimit(f"no limit as t -> infinity: the round's map has spectral radius {self.spectral_radius:.12g} >= 1 - {RADIUS_TOL:g} "
+            raise NoLimit(f"no limit as t -> infinity: the round's map has spectral radius {self.spectral_radius:.12g} "
+                          f">= 1 - {RADIUS_TOL:g} "
                           f"on its reachable subspace (dimension {self.r})")
         m = np.linalg.solve(np.eye(self.r) - self.M, self.b)
         C = sla.solve_discrete_lyapunov(self.M, self.Sigma)

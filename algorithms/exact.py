@@ -42,6 +42,8 @@ from fedbounds.algorithms.metrics import MetricContext, natural_gamma
 from fedbounds.algorithms.oracles import ExactOracle, GaussianOracle
 from fedbounds.algorithms.run import get_algorithm, replica_arrays
 
+#: affine_round probes again with directions of length max|b| when max|b| exceeds this
+PROBE_RESCALE = 100.0
 #: relative tolerance of the affinity self-check
 AFFINE_RTOL = 1e-8
 _LINEAR_PHI = ("zero", "squared_l2", "l2_squared", "squaredl2")
@@ -142,7 +144,7 @@ class _Prober:
     """The probing machinery of one (algorithm, problem, params, oracle): the state's layout and initial value,
     the per-round affine map (:meth:`probe`) and the affine readouts of x, F_nor(z), F_nat(x) (:meth:`readout`)."""
 
-    def __init__(self, algorithm: str | Any, problem: Any, params: Mapping[str, Any] | None, oracle: Any) -> None:
+    def __init__(self, algorithm: str | Any, problem: Any, params: Mapping[str, Any] | None, oracle: Any, scale: float = 1.0) -> None:
         alg = get_algorithm(algorithm)
         self.alg = alg
         self.name = algorithm if isinstance(algorithm, str) else getattr(alg, "name", type(alg).__name__)
@@ -179,12 +181,14 @@ class _Prober:
         n_check = 2
         Rp = self.Rp = 1 + d + K + n_check
         S = np.zeros((Rp, d))
-        S[1 : 1 + d] = np.eye(d)
+        # probe directions of length ``scale``: M = (O - b) / scale loses eps |b| / scale, not eps |b|, to cancellation
+        self.scale = float(scale)
+        S[1 : 1 + d] = self.scale * np.eye(d)
         self.S_check = check_rng.standard_normal((n_check, d))
         S[1 + d + K :] = self.S_check
         self.S = S
         Xi = np.zeros((Rp, K))
-        Xi[1 + d : 1 + d + K] = np.eye(K)
+        Xi[1 + d : 1 + d + K] = self.scale * np.eye(K)
         self.Xi_check = check_rng.standard_normal((n_check, K))
         Xi[1 + d + K :] = self.Xi_check
         self.noise_blocks = []
@@ -207,9 +211,11 @@ class _Prober:
         """The affine maps state -> x, F_nor(z), F_nat(x) (offset, matrix), read off the probe state."""
         problem, d, p = self.problem, self.d, self.p
         obs = self.alg.observe(state)
-        maps: dict[str, Any] = {"x": _affine_rows(np.asarray(obs.x), d)}
+        x0, Px = _affine_rows(np.asarray(obs.x), d)
+        maps: dict[str, Any] = {"x": (x0, Px / self.scale)}
         if obs.z is not None and obs.gamma is not None:
             z0, Pz = _affine_rows(np.asarray(obs.z), d)
+            Pz = Pz / self.scale
             f0, Fm = _affine_rows(normal_map(problem, self.eye_p, obs.gamma), p)
             maps["nor"] = (Fm @ z0 + f0, Fm @ Pz)
         gamma = natural_gamma(self.ctx, obs)
@@ -228,13 +234,14 @@ class _Prober:
             raise ValueError(f"exact mode: round {t} made {self.oracle.calls} oracle calls, round 0 made {len(self.call_shapes)}")
         O = _flatten(replica_arrays(out, Rp), Rp)
         b = O[0]
-        M = (O[1 : 1 + d] - b).T
-        N = (O[1 + d : 1 + d + K] - b).T
+        M = (O[1 : 1 + d] - b).T / self.scale
+        N = (O[1 + d : 1 + d + K] - b).T / self.scale
         predicted = b + self.S_check @ M.T + self.Xi_check @ N.T
         err = np.max(np.abs(predicted - O[1 + d + K :]))
         scale = max(1.0, float(np.max(np.abs(O[1 + d + K :]))))
         if not err <= AFFINE_RTOL * scale:
-            raise ValueError(f"exact mode: round {t} of {self.name} is not affine in (state, noise) (error {err:.3g}); a nonlinear phi or step")
+            raise ValueError(f"exact mode: round {t} of {self.name} is not affine in (state, noise) (error {err:.3g}); "
+                             "a nonlinear phi or step")
         NS = N * np.sqrt(self.noise_scale)
         return M, b, NS @ NS.T, _with_arrays(out, self.S, self.layout)
 
@@ -272,6 +279,12 @@ def affine_round(algorithm: str | Any, problem: Any, params: Mapping[str, Any] |
     state = pr.start()
     maps = pr.readout(state)
     M, b, Sigma, _ = pr.probe(state, 0)
+    big = float(np.max(np.abs(b), initial=0.0))
+    if big > PROBE_RESCALE:  # a large offset (high heterogeneity): probe again with directions of its size
+        pr = _Prober(algorithm, problem, params, oracle, scale=big)
+        state = pr.start()
+        maps = pr.readout(state)
+        M, b, Sigma, _ = pr.probe(state, 0)
     return AffineRound(algorithm=pr.name, params=pr.params, sigma2=pr.sigma2, layout=pr.layout, M=M, b=b, Sigma=0.5 * (Sigma + Sigma.T),
                        s0=pr.s0, readouts=maps, psi_quadratic=pr.psi_quadratic, x_star=np.asarray(pr.sol.x_star, dtype=float),
                        psi_star=float(pr.sol.psi_star))

@@ -12,7 +12,8 @@ constant is exact and f does not change with n (an n-sweep changes nothing but t
 
 with s_i = +1, -1 alternating (s = 0 for the last client when n is odd, so sum_i s_i = 0 and f = (1/n) sum f_i has
 Hessian Hbar and linear term hbar at every n), D = diag(+1, -1, +1, ...), u = (1, ..., 1)/sqrt(p). Hbar =
-(1 - kappa) I, so L = max_i lambda_max(H_i) = 1 exactly for n >= 2 (an upper bound at n = 1, reported as such), mu_f = 1 - kappa and psi = f + phi is (1 - kappa - rho)-
+(1 - kappa) I, so L = max_i lambda_max(H_i) = 1 exactly for n >= 2 (an upper bound at n = 1, reported as such),
+mu_f = 1 - kappa and psi = f + phi is (1 - kappa - rho)-
 strongly convex (proximal PL with mu = 1 - kappa - rho). ``heterogeneity`` is zeta: the spread of the linear terms;
 kappa (``hessian_het``) spreads the curvatures, without which client drift averages out exactly on a quadratic
 (every client's local map would be the same affine map). x* = (Hbar - rho I)^{-1} hbar, psi* = psi(x*).

@@ -53,7 +53,8 @@ def inside_steps(*, L: float, rho: float, mu: float, sigma2: float, n: int, Q: i
     eta_var = evaluate(fm.theorem8_eta_hat_for_variance, v)
     eta_cap = evaluate(fm.eta_hat_max_window1, v)
     eta_hat = min(eta_var, eta_cap) if cap else eta_var
-    out: dict[str, Any] = {"gamma": v[S.gamma], "eta_hat_rule": eta_var, "eta_hat_cap": eta_cap, "cap_binds": bool(cap and eta_var > eta_cap),
+    out: dict[str, Any] = {"gamma": v[S.gamma], "eta_hat_rule": eta_var, "eta_hat_cap": eta_cap,
+                           "cap_binds": bool(cap and eta_var > eta_cap),
                            "eta_hat_over_cap": eta_var / eta_cap, "nQ_cap": n * Q * eta_cap / eta_var}
     v[S.eta_hat] = eta_hat
     m = max(1, int(evaluate(fm.m_max, v))) if eta_hat <= eta_cap else 1

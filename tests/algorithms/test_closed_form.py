@@ -153,3 +153,13 @@ def test_instance_constants_and_linear_prox():
     np.testing.assert_allclose(phi.prox(np.array([2.0]), 0.5), [2.0 / 0.95])
     with pytest.raises(ValueError, match="hessian_het"):
         weakly_convex_quadratic(hessian_het=0.6)
+
+
+def test_the_corrected_floor_does_not_depend_on_heterogeneity():
+    """With its correction FedNMap's stationary mean is x* and zeta enters only the offset b, so the floor at zeta = 1e6
+    equals the floor at zeta = 0 (to 1e-3: the solve for the mean loses cond(I - M) |b| eps). Probing with unit directions next to an offset of size 1e6 loses the
+    conserved mean correction to cancellation and gives a floor of 1e12 instead (affine_round re-probes at scale |b|)."""
+    params = {"gamma": 0.18, "eta_a": 1e-5, "eta_s": 0.7, "Q": 2, "z0": np.array([3.0])}
+    floors = [closed_form(affine_round("fednmap", weakly_convex_quadratic(n=8, p=1, heterogeneity=z), params,
+                                       oracle=GaussianOracle(SIGMA2))).expectation("psi_gap", np.inf) for z in (0.0, 1e6)]
+    assert floors[1] == pytest.approx(floors[0], rel=1e-3)  # the mean at zeta = 1e6 is solved to ~1e-4 (cond(I - M) |b| eps)
