@@ -88,15 +88,18 @@ def _register() -> None:
         cv = verdict("weakly convex quadratic, FedNMap without correction, same steps", cpts)
         where = cv.details.get("never", [None])[0]
         res.negatives.append(control(cv, changed="correction", what="FedNMap without its correction (c = 0), same instance and steps",
-                                     before=True, after=False, violated_at=None if where is None else f"(n, Q) = {tuple(where)} never reaches eps"))
-        plot = Plot("complexity_inside", f"Exact rounds to E[psi - psi*] <= {EPS:g} inside the printed conditions", "n Q", "rounds", logx=True)
+                                     before=True, after=False,
+                                     violated_at=None if where is None else f"(n, Q) = {tuple(where)} never reaches eps"))
+        plot = Plot("complexity_inside", f"Exact rounds to E[psi - psi*] <= {EPS:g} inside the printed conditions", "n Q", "rounds",
+                    logx=True)
         plot.curves.append(Curve("FedNMap", [float(n * Q) for n, Q, _ in pts], [float(r["rounds"] or float("nan")) for _, _, r in pts]))
         r0 = pts[0][2]["rounds"]
         if r0:
             plot.curves.append(Curve("slope -1", [float(n * Q) for n, Q, _ in pts], [r0 / (n * Q) for n, Q, _ in pts], role="bound"))
         res.plots.append(plot)
         floors = [r["floor"] for _, _, r in pts]
-        res.tightness = {"floor_over_eps_max": max(floors) / EPS, "eta_hat_rule_over_cap_max": max(r["steps"]["eta_hat_over_cap"] for _, _, r in pts),
+        res.tightness = {"floor_over_eps_max": max(floors) / EPS,
+                         "eta_hat_rule_over_cap_max": max(r["steps"]["eta_hat_over_cap"] for _, _, r in pts),
                          "not_applicable": "a slope claim: no observed / bound ratio; the floor / eps ratio says how far below the "
                          "target the noise floor sits (the variance term never binds at these steps)"}
         res.notes.append(f"exact (closed form, no replicas): slope {v.observed:.6f} in nQ; FedNMap's floor is at most "

@@ -68,7 +68,8 @@ def _inside_cells(rows: list[Any]) -> list[dict[str, Any]]:
         out.append({"method": res.get("method"), "steps": res.get("steps_kind"), "n": int(r.config["instance"]["params"]["n"]),
                     "Q": int(r.config["params"]["Q"]), "heterogeneity": float(r.config["instance"]["params"].get("heterogeneity", 0.0)),
                     "scope": res["scope"], "rounds_to_target": res["rounds_to_target"], "floor": res["floor"],
-                    "floor_over_target": res["floor_over_target"], **{k: res["steps"][k] for k in ("gamma", "eta_hat", "eta_a", "eta_s", "m")},
+                    "floor_over_target": res["floor_over_target"],
+                    **{k: res["steps"][k] for k in ("gamma", "eta_hat", "eta_a", "eta_s", "m")},
                     "k": res.get("k"), "cap_binds": res["cap_binds"], "eta_hat_rule_over_cap": res["eta_hat_rule_over_cap"],
                     "nQ_cap": res["nQ_cap"], "theorem8_variance_term": res["theorem8_variance_term"],
                     "theorem8_drift_term": res["theorem8_drift_term"], "cf_method": res["closed_form"]["method"],
@@ -130,9 +131,11 @@ def _figure_speedup(cells: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=False)
-    for ax, steps, title in ((axes[0], "printed", "Theorem 5's printed steps (inside)"), (axes[1], "pep", "PEP-certified multiple k = 192")):
+    panels = ((axes[0], "printed", "Theorem 5's printed steps (inside)"), (axes[1], "pep", "PEP-certified multiple k = 192"))
+    for ax, steps, title in panels:
         for Q in sorted({d["Q"] for d in cells}):
-            pts = sorted((d["n"] * Q, d["rounds_to_target"]) for d in cells if d["steps"] == steps and d["Q"] == Q and d["rounds_to_target"])
+            pts = sorted((d["n"] * Q, d["rounds_to_target"]) for d in cells
+                         if d["steps"] == steps and d["Q"] == Q and d["rounds_to_target"])
             if pts:
                 ax.loglog(*zip(*pts), marker="o", ms=3, label=f"Q={Q}")
         ref = [d for d in cells if d["steps"] == steps and d["n"] == 1 and d["Q"] == 1 and d["rounds_to_target"]]
@@ -153,37 +156,42 @@ def _figure_speedup(cells: list[dict[str, Any]], path: Path) -> None:
 def write_heterogeneity(exact_store: Path, lasso_store: Path, out: Path) -> dict[str, Any]:
     """exact_cells.csv, lasso_cells.csv / lasso_points.csv (the Monte Carlo study's tables), loses_target.csv,
     floors_vs_heterogeneity.png; returns a summary."""
-    from fedbounds.checks.sweep.efficiency import write_study
-
     out.mkdir(parents=True, exist_ok=True)
     cells = _inside_cells(_rows(exact_store))
     _write_csv(out / "exact_cells.csv", _CELL_COLS, [[d[k] for k in _CELL_COLS] for d in cells])
-    lasso_dir = out / "lasso"
-    mc = write_study(lasso_store, lasso_dir)
-    with (lasso_dir / "cells.csv").open() as fh:
-        lasso = list(csv.DictReader(fh))
-    het_of = {r.key: float(r.config["instance"]["params"]["heterogeneity"]) for r in _rows(lasso_store)}
+    lasso = _lasso_cells(_rows(lasso_store))
+    cols = ["method", "heterogeneity", "eta_s", "decision", "rounds_to_target", "ci_low", "ci_high", "replicas_used", "floor", "floor_low",
+            "floor_high", "cell_s"]
+    _write_csv(out / "lasso_cells.csv", cols, [[d[k] for k in cols] for d in lasso])
+    lasso_pts = _lasso_points(lasso)
+    _write_csv(out / "lasso_points.csv", cols, [[d[k] for k in cols] for d in lasso_pts.values()])
     # lose the target: the smallest heterogeneity from which on the method never reaches it
     lose = []
+    methods = ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox")
     for steps in ("printed", "pep"):
-        for method in ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox"):
-            pts = sorted((d["heterogeneity"], d["rounds_to_target"], d["floor"]) for d in cells if d["steps"] == steps and d["method"] == method)
-            lose.append(["exact (closed form)", steps, method, _first_loss(pts), pts[0][2], pts[-1][2], cells[0]["scope"] if steps == "printed" else
-                         next(d["scope"] for d in cells if d["steps"] == steps)])
-    lasso_pts = _lasso_points(lasso_dir / "points.csv")
-    for method in ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox"):
-        pts = sorted((h, rtt, fl) for (m, h), (rtt, fl) in lasso_pts.items() if m == method)
-        lose.append(["Monte Carlo (Lasso)", "practical (eta_a Q = 0.5, eta_s = s n Q)", method, _first_loss(pts), pts[0][2] if pts else None,
-                     pts[-1][2] if pts else None, "outside Theorem 5's printed conditions and the PEP-certified steps"])
-    _write_csv(out / "loses_target.csv", ["study", "steps", "method", "loses_target_from_heterogeneity", "floor_at_lowest", "floor_at_highest",
-                                          "scope"], lose)
+        for method in methods:
+            mine = [d for d in cells if d["steps"] == steps and d["method"] == method]
+            pts = sorted((d["heterogeneity"], d["rounds_to_target"], d["floor"]) for d in mine)
+            lose.append(["exact (closed form)", steps, method, _first_loss(pts), pts[0][2], pts[-1][2], mine[0]["scope"]])
+    for method in methods:
+        pts = sorted((d["heterogeneity"], d["rounds_to_target"] if d["decision"] == "reached" else None, d["floor"])
+                     for d in lasso_pts.values() if d["method"] == method)
+        lose.append(["Monte Carlo (Lasso, n = 8, Q = 4)", "practical (eta_a Q = 0.5, eta_s = s n Q)", method, _first_loss(pts),
+                     pts[0][2] if pts else None, pts[-1][2] if pts else None,
+                     "outside Theorem 5's printed conditions and the PEP-certified steps"])
+    _write_csv(out / "loses_target.csv", ["study", "steps", "method", "loses_target_from_heterogeneity", "floor_at_lowest",
+                                          "floor_at_highest", "scope"], lose)
     _figure_heterogeneity(cells, lasso_pts, out / "floors_vs_heterogeneity.png")
     sc = {(d["steps"], d["heterogeneity"]): d for d in cells if d["method"] == "scaffold_prox"}
     fa = {(d["steps"], d["heterogeneity"]): d for d in cells if d["method"] == "fedavg_prox"}
     rel = [abs(sc[k]["floor"] - fa[k]["floor"]) / fa[k]["floor"] for k in sc if k in fa and fa[k]["floor"]]
-    return {"exact_cells": len(cells), "lasso_cells": len(lasso), "lasso_heterogeneities": sorted(set(het_of.values())),
-            "lasso": mc, "scaffold_vs_fedavg_floor_rel_diff_exact": [min(rel), max(rel)] if rel else None,
-            "cell_cpu_s_exact": sum(d["cell_s"] for d in cells)}
+    ls = {d["heterogeneity"]: d for d in lasso_pts.values() if d["method"] == "scaffold_prox"}
+    la = {d["heterogeneity"]: d for d in lasso_pts.values() if d["method"] == "fedavg_prox"}
+    rel_l = [abs(ls[h]["floor"] - la[h]["floor"]) / la[h]["floor"] for h in ls if h in la and la[h]["floor"]]
+    return {"exact_cells": len(cells), "lasso_cells": len(lasso), "lasso_replicas": sum(d["replicas_used"] for d in lasso),
+            "scaffold_vs_fedavg_floor_rel_diff_exact": [min(rel), max(rel)] if rel else None,
+            "scaffold_vs_fedavg_floor_rel_diff_lasso": [min(rel_l), max(rel_l)] if rel_l else None,
+            "cell_s_exact": sum(d["cell_s"] for d in cells), "cell_s_lasso": sum(d["cell_s"] for d in lasso)}
 
 
 def _first_loss(pts: list[tuple]) -> float | None:
@@ -197,17 +205,30 @@ def _first_loss(pts: list[tuple]) -> float | None:
     return loss
 
 
-def _lasso_points(path: Path) -> dict[tuple[str, float], tuple[int | None, float | None]]:
-    out: dict[tuple[str, float], tuple[int | None, float | None]] = {}
-    if not path.exists():
-        return out
-    with path.open() as fh:
-        for r in csv.DictReader(fh):
-            h = float(r.get("heterogeneity") or r.get("instance.heterogeneity") or "nan")
-            rtt = int(float(r["rounds_to_target"])) if r.get("rounds_to_target") and r.get("decision") == "reached" else None
-            fl = float(r["floor"]) if r.get("floor") else None
-            out[(r["method"], h)] = (rtt, fl)
-    return out
+def _lasso_cells(rows: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        res = r.result
+        fl = res.get("floor") or [None, None, None]
+        ci = res.get("rtt_ci") or [None, None]
+        out.append({"method": res.get("method"), "heterogeneity": float(r.config["instance"]["params"]["heterogeneity"]),
+                    "eta_s": float(r.coords["eta_s"]), "decision": res.get("decision"), "rounds_to_target": res.get("rounds_to_target"),
+                    "ci_low": ci[0], "ci_high": ci[1], "replicas_used": res.get("replicas_used"), "floor": fl[0], "floor_low": fl[1],
+                    "floor_high": fl[2], "cell_s": r.elapsed})
+    return sorted(out, key=lambda d: (d["method"], d["heterogeneity"], d["eta_s"]))
+
+
+def _lasso_points(cells: list[dict[str, Any]]) -> dict[tuple[str, float], dict[str, Any]]:
+    """Per (method, heterogeneity), the step constant with the fewest rounds among the cells decided "reached"
+    (else the one with the lowest floor), as the speedup study chooses it."""
+    out: dict[tuple[str, float], dict[str, Any]] = {}
+    for d in cells:
+        key = (d["method"], d["heterogeneity"])
+        best = out.get(key)
+        score = (0, d["rounds_to_target"]) if d["decision"] == "reached" else (1, d["floor"] if d["floor"] is not None else math.inf)
+        if best is None or score < best["_score"]:
+            out[key] = {**d, "_score": score}
+    return {k: {kk: vv for kk, vv in v.items() if kk != "_score"} for k, v in sorted(out.items())}
 
 
 def _figure_heterogeneity(cells: list[dict[str, Any]], lasso: dict, path: Path) -> None:
@@ -228,7 +249,7 @@ def _figure_heterogeneity(cells: list[dict[str, Any]], lasso: dict, path: Path) 
         ax.legend(fontsize=7)
     ax = axes[2]
     for method in ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox"):
-        pts = sorted((h, fl) for (m, h), (_, fl) in lasso.items() if m == method and fl)
+        pts = sorted((h, d["floor"]) for (m, h), d in lasso.items() if m == method and d["floor"])
         if pts:
             ax.semilogy(*zip(*pts), marker="o", ms=3, label=method, ls="--" if method == "scaffold_prox" else "-")
     ax.axhline(1e-3, color="k", lw=0.8, ls=":", label="target 1e-3")
@@ -286,15 +307,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("study", choices=["speedup_inside", "heterogeneity"])
     ap.add_argument("--out", help="results folder (default: results/fednmap_speedup_inside or results/heterogeneity)")
     ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--write-only", action="store_true", help="rewrite the tables from the stores; keep RUN.json's sweep timings")
     args = ap.parse_args(argv)
     specs = ["fednmap_speedup_inside"] if args.study == "speedup_inside" else ["heterogeneity", "heterogeneity_lasso"]
-    out = Path(args.out) if args.out else ROOT / "results" / ("fednmap_speedup_inside" if args.study == "speedup_inside" else "heterogeneity")
+    folder = "fednmap_speedup_inside" if args.study == "speedup_inside" else "heterogeneity"
+    out = Path(args.out) if args.out else ROOT / "results" / folder
     stores = [ROOT / "reports/sweeps" / f"{s}-study.sqlite" for s in specs]
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     deciding = DECIDING + [f"checks/specs/{s}.toml" for s in specs]
     dirty = subprocess.run(["git", "status", "--porcelain", "--", *deciding], cwd=ROOT, capture_output=True, text=True).stdout.split("\n")
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    runs = [_sweep(s, st, args.processes) for s, st in zip(specs, stores)]
+    if args.write_only:
+        old = json.loads((out / "RUN.json").read_text())
+        runs, started, head = old["sweeps"], old["started"], old["git_head"]
+        dirty = [f"   {f}" for f in old.get("uncommitted_changes_to", [])]
+    else:
+        runs = [_sweep(s, st, args.processes) for s, st in zip(specs, stores)]
     if any(r["exit_status"] != 0 for r in runs):
         print(f"closed_form_study: a sweep failed: {runs}", file=sys.stderr)
         return 2

@@ -98,7 +98,7 @@ def test_a_jordan_block_uses_doubling_and_matches_a_direct_loop():
 
 def test_no_limit_is_said_when_the_spectral_radius_is_one():
     cf = closed_form(_toy(np.diag([1.0, 0.5]), np.array([0.1, 0.0]), np.eye(2)))
-    with pytest.raises(NoLimit, match="spectral radius (1|0.99999)"):
+    with pytest.raises(NoLimit, match=r"spectral radius (1|0\.99999)"):
         cf.limit()
     assert cf.expectation("psi_gap", 10) > 0  # finite rounds still work
 
@@ -157,7 +157,8 @@ def test_instance_constants_and_linear_prox():
 
 def test_the_corrected_floor_does_not_depend_on_heterogeneity():
     """With its correction FedNMap's stationary mean is x* and zeta enters only the offset b, so the floor at zeta = 1e6
-    equals the floor at zeta = 0 (to 1e-3: the solve for the mean loses cond(I - M) |b| eps). Probing with unit directions next to an offset of size 1e6 loses the
+    equals the floor at zeta = 0 (to 1e-3: the solve for the mean loses cond(I - M) |b| eps). Probing with unit
+    directions next to an offset of size 1e6 loses the
     conserved mean correction to cancellation and gives a floor of 1e12 instead (affine_round re-probes at scale |b|)."""
     params = {"gamma": 0.18, "eta_a": 1e-5, "eta_s": 0.7, "Q": 2, "z0": np.array([3.0])}
     floors = [closed_form(affine_round("fednmap", weakly_convex_quadratic(n=8, p=1, heterogeneity=z), params,
