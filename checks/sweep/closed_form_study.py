@@ -171,23 +171,22 @@ def write_heterogeneity(exact_store: Path, lasso_store: Path, out: Path) -> dict
     for steps in ("printed", "pep"):
         for method in methods:
             mine = [d for d in cells if d["steps"] == steps and d["method"] == method]
-            pts = sorted((d["heterogeneity"], d["rounds_to_target"], d["floor"]) for d in mine)
-            lose.append(["exact (closed form)", steps, method, _first_loss(pts), pts[0][2], pts[-1][2], mine[0]["scope"]])
+            pts = sorted((d["heterogeneity"], "reached" if d["rounds_to_target"] is not None else "not_reached", d["floor"]) for d in mine)
+            lose.append(["exact (closed form)", steps, method, _first_loss(pts), pts[0][2], pts[-1][2], _statuses(pts), mine[0]["scope"]])
     for method in methods:
-        pts = sorted((d["heterogeneity"], d["rounds_to_target"] if d["decision"] == "reached" else None, d["floor"])
-                     for d in lasso_pts.values() if d["method"] == method)
+        pts = sorted((d["heterogeneity"], d["decision"], d["floor"]) for d in lasso_pts.values() if d["method"] == method)
         lose.append(["Monte Carlo (Lasso, n = 8, Q = 4)", "practical (eta_a Q = 0.5, eta_s = s n Q)", method, _first_loss(pts),
-                     pts[0][2] if pts else None, pts[-1][2] if pts else None,
+                     pts[0][2] if pts else None, pts[-1][2] if pts else None, _statuses(pts),
                      "outside Theorem 5's printed conditions and the PEP-certified steps"])
     _write_csv(out / "loses_target.csv", ["study", "steps", "method", "loses_target_from_heterogeneity", "floor_at_lowest",
-                                          "floor_at_highest", "scope"], lose)
+                                          "floor_at_highest", "status_per_heterogeneity", "scope"], lose)
     _figure_heterogeneity(cells, lasso_pts, out / "floors_vs_heterogeneity.png")
     sc = {(d["steps"], d["heterogeneity"]): d for d in cells if d["method"] == "scaffold_prox"}
     fa = {(d["steps"], d["heterogeneity"]): d for d in cells if d["method"] == "fedavg_prox"}
     rel = [abs(sc[k]["floor"] - fa[k]["floor"]) / fa[k]["floor"] for k in sc if k in fa and fa[k]["floor"]]
     ls = {d["heterogeneity"]: d for d in lasso_pts.values() if d["method"] == "scaffold_prox"}
     la = {d["heterogeneity"]: d for d in lasso_pts.values() if d["method"] == "fedavg_prox"}
-    rel_l = [abs(ls[h]["floor"] - la[h]["floor"]) / la[h]["floor"] for h in ls if h in la and la[h]["floor"]]
+    rel_l = [abs(ls[h]["floor"] - la[h]["floor"]) / la[h]["floor"] for h in ls if h in la and la[h]["floor"] and ls[h]["floor"] is not None]
     return {"exact_cells": len(cells), "lasso_cells": len(lasso), "lasso_replicas": sum(d["replicas_used"] for d in lasso),
             "scaffold_vs_fedavg_floor_rel_diff_exact": [min(rel), max(rel)] if rel else None,
             "scaffold_vs_fedavg_floor_rel_diff_lasso": [min(rel_l), max(rel_l)] if rel_l else None,
@@ -195,14 +194,19 @@ def write_heterogeneity(exact_store: Path, lasso_store: Path, out: Path) -> dict
 
 
 def _first_loss(pts: list[tuple]) -> float | None:
-    """The smallest heterogeneity from which on every point misses the target (None: never loses it)."""
+    """The smallest heterogeneity from which on every point is decided not to reach the target (not_reached or
+    diverged); None when the last point reaches it or is undecided."""
     loss = None
-    for h, rtt, _ in reversed(pts):
-        if rtt is None or rtt == "":
+    for h, status, _ in reversed(pts):
+        if status in ("not_reached", "diverged"):
             loss = h
         else:
             break
     return loss
+
+
+def _statuses(pts: list[tuple]) -> str:
+    return " ".join(f"{h:g}:{status}" for h, status, _ in pts)
 
 
 def _lasso_cells(rows: list[Any]) -> list[dict[str, Any]]:
@@ -231,6 +235,11 @@ def _lasso_points(cells: list[dict[str, Any]]) -> dict[tuple[str, float], dict[s
     return {k: {kk: vv for kk, vv in v.items() if kk != "_score"} for k, v in sorted(out.items())}
 
 
+#: line styles that keep overlapping curves visible (FedNMap under SCAFFOLD-prox, the uncorrected under FedAvg-prox)
+_STYLE = {"fednmap": {"ls": "-", "marker": "o", "ms": 5, "lw": 2.5}, "fednmap_nocorr": {"ls": "--", "marker": "s", "ms": 4, "lw": 2},
+          "fedavg_prox": {"ls": ":", "marker": "x", "ms": 6, "lw": 1.5}, "scaffold_prox": {"ls": "-.", "marker": "+", "ms": 7, "lw": 1.2}}
+
+
 def _figure_heterogeneity(cells: list[dict[str, Any]], lasso: dict, path: Path) -> None:
     import matplotlib
 
@@ -241,7 +250,7 @@ def _figure_heterogeneity(cells: list[dict[str, Any]], lasso: dict, path: Path) 
     for ax, steps in ((axes[0], "printed"), (axes[1], "pep")):
         for method in ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox"):
             pts = sorted((max(d["heterogeneity"], 0.1), d["floor"]) for d in cells if d["steps"] == steps and d["method"] == method)
-            ax.loglog(*zip(*pts), marker="o", ms=3, label=method, ls="--" if method == "scaffold_prox" else "-")
+            ax.loglog(*zip(*pts), label=method, **_STYLE[method])
         ax.axhline(0.01, color="k", lw=0.8, ls=":", label="target 0.01")
         ax.set_title(f"exact floors, {'printed steps (inside)' if steps == 'printed' else 'PEP-certified steps'}; n = Q = 2", fontsize=9)
         ax.set_xlabel("heterogeneity zeta (0 drawn at 0.1)")
@@ -251,9 +260,10 @@ def _figure_heterogeneity(cells: list[dict[str, Any]], lasso: dict, path: Path) 
     for method in ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox"):
         pts = sorted((h, d["floor"]) for (m, h), d in lasso.items() if m == method and d["floor"])
         if pts:
-            ax.semilogy(*zip(*pts), marker="o", ms=3, label=method, ls="--" if method == "scaffold_prox" else "-")
+            ax.semilogy(*zip(*pts), label=method, **_STYLE[method])
     ax.axhline(1e-3, color="k", lw=0.8, ls=":", label="target 1e-3")
-    ax.set_title("Lasso, practical steps (outside), Monte Carlo final-window mean; n = 8, Q = 4", fontsize=9)
+    ax.set_ylim(1e-4, 10.0)  # above: off scale (1e58 at 4 for FedAvg-prox); missing points diverged
+    ax.set_title("Lasso, practical steps (outside), MC final-window mean; n = 8, Q = 4\n(no point: diverged)", fontsize=9)
     ax.set_xlabel("heterogeneity")
     ax.legend(fontsize=7)
     fig.tight_layout()
