@@ -54,3 +54,17 @@ def test_the_check_holds_and_its_control_fires_for_its_reason():
     (c,) = res.negatives
     assert c.status == "violated" and fires_for_its_reason(c)
     assert c.details["control_record"]["changed"] == "correction"
+
+
+def test_the_verdict_fails_when_eta_hat_does_not_grow_with_n(monkeypatch):
+    """Teeth: the same check with the step rule evaluated at n = 1 for every n (eta_hat grows with Q only) measures a
+    slope near -0.5 in nQ and is violated."""
+    import fedbounds.checks.fednmap.inside as inside
+    from fedbounds.checks.core.profiles import QUICK
+    from fedbounds.checks.registry import CheckContext, get_check
+
+    original = inside.inside_steps
+    monkeypatch.setattr(inside, "inside_steps", lambda **kw: original(**{**kw, "n": 1}))
+    res = get_check("fednmap.theorem8.complexity_inside").func(CheckContext(profile=QUICK, seed=0))
+    (v,) = res.verdicts
+    assert v.status == "violated" and -0.7 < v.observed < -0.3
