@@ -3,8 +3,9 @@
     python -m fedbounds.checks.sweep.closed_form_study speedup_inside [--out DIR] [--processes 2]
     python -m fedbounds.checks.sweep.closed_form_study heterogeneity  [--out DIR] [--processes 2]
 
-Each runs ``fedbounds sweep <spec> --store reports/sweeps/<spec>-study.sqlite`` (heterogeneity: both
-``heterogeneity`` (exact) and ``heterogeneity_lasso`` (Monte Carlo)), samples the CPU time of the sweep's process
+Each runs ``fedbounds sweep <spec> --store reports/sweeps/<spec>-study.sqlite`` (speedup_inside:
+``fednmap_speedup_inside`` and its cap companion ``fednmap_speedup_inside_cap``; heterogeneity: ``heterogeneity``
+(exact) and ``heterogeneity_lasso`` (Monte Carlo)), samples the CPU time of the sweep's process
 tree from /proc, then writes the study's CSVs, a figure, ``RUN.json`` (command, commit, sha256 of the files that
 decide the numbers, wall, CPU, load) and ``index.html``. Exact cells have no replicas: their slopes carry the
 least-squares fit's residuals, not intervals.
@@ -84,8 +85,10 @@ _CELL_COLS = ["method", "steps", "n", "Q", "heterogeneity", "scope", "rounds_to_
               "cf_method", "reachable_dim", "spectral_radius", "probe_cpu_s", "closed_form_cpu_s", "cell_s"]
 
 
-def write_speedup_inside(store: Path, out: Path) -> dict[str, Any]:
-    """cells.csv, slopes.csv (with the Monte Carlo study's slopes beside), rounds_vs_nQ.png; returns a summary."""
+def write_speedup_inside(store: Path, out: Path, cap_store: Path | None = None) -> dict[str, Any]:
+    """cells.csv, slopes.csv (with the Monte Carlo study's slopes beside), rounds_vs_nQ.png, and from ``cap_store``
+    (the companion spec at target 0.1) cap.csv; returns a summary."""
+    cap = _write_cap(cap_store, out) if cap_store is not None and cap_store.exists() else None
     cells = _inside_cells(_rows(store))
     out.mkdir(parents=True, exist_ok=True)
     _write_csv(out / "cells.csv", _CELL_COLS, [[d[k] for k in _CELL_COLS] for d in cells])
@@ -121,7 +124,21 @@ def write_speedup_inside(store: Path, out: Path) -> dict[str, Any]:
             "rounds_range_printed": [min(d["rounds_to_target"] for d in pr if d["rounds_to_target"]),
                                      max(d["rounds_to_target"] for d in pr if d["rounds_to_target"])],
             "max_eta_hat_rule_over_cap": max(d["eta_hat_rule_over_cap"] for d in cells),
-            "nQ_cap": cells[0]["nQ_cap"], "cell_cpu_s": sum(d["cell_s"] for d in cells)}
+            "nQ_cap": cells[0]["nQ_cap"], "cell_s": sum(d["cell_s"] for d in cells), "cap_study": cap}
+
+
+def _write_cap(store: Path, out: Path) -> dict[str, Any]:
+    """cap.csv: the target-0.1 cells (the cap binds from nQ_cap), and the slopes in nQ below and above nQ_cap."""
+    cells = _inside_cells(_rows(store))
+    out.mkdir(parents=True, exist_ok=True)
+    _write_csv(out / "cap.csv", _CELL_COLS, [[d[k] for k in _CELL_COLS] for d in cells])
+    nq_cap = cells[0]["nQ_cap"]
+    below = [d for d in cells if d["n"] * d["Q"] < nq_cap and d["rounds_to_target"]]
+    above = [d for d in cells if d["n"] * d["Q"] >= nq_cap and d["rounds_to_target"]]
+    fit = {name: fit_slope([d["n"] * d["Q"] for d in pts], [d["rounds_to_target"] for d in pts]) if len(pts) >= 2 else None
+           for name, pts in (("below_cap", below), ("above_cap", above))}
+    return {"target": cells[0]["coords"].get("target", 0.1), "nQ_cap": nq_cap, "points": len(cells),
+            "rounds": {f"n={d['n']},Q={d['Q']}": d["rounds_to_target"] for d in cells}, "slope_nQ": fit}
 
 
 def _figure_speedup(cells: list[dict[str, Any]], path: Path) -> None:
@@ -318,8 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="results folder (default: results/fednmap_speedup_inside or results/heterogeneity)")
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--write-only", action="store_true", help="rewrite the tables from the stores; keep RUN.json's sweep timings")
+    ap.add_argument("--add-sweep", action="append", metavar="FILE", help="with --write-only: add a separately timed sweep's JSON")
     args = ap.parse_args(argv)
-    specs = ["fednmap_speedup_inside"] if args.study == "speedup_inside" else ["heterogeneity", "heterogeneity_lasso"]
+    if args.study == "speedup_inside":
+        specs = ["fednmap_speedup_inside", "fednmap_speedup_inside_cap"]
+    else:
+        specs = ["heterogeneity", "heterogeneity_lasso"]
     folder = "fednmap_speedup_inside" if args.study == "speedup_inside" else "heterogeneity"
     out = Path(args.out) if args.out else ROOT / "results" / folder
     stores = [ROOT / "reports/sweeps" / f"{s}-study.sqlite" for s in specs]
@@ -330,13 +351,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_only:
         old = json.loads((out / "RUN.json").read_text())
         runs, started, head = old["sweeps"], old["started"], old["git_head"]
+        for extra in args.add_sweep or []:  # a sweep timed separately (its JSON from _sweep), e.g. a spec added later
+            runs.append(json.loads(Path(extra).read_text().strip().splitlines()[-1]))
         dirty = [f"   {f}" for f in old.get("uncommitted_changes_to", [])]
     else:
         runs = [_sweep(s, st, args.processes) for s, st in zip(specs, stores)]
     if any(r["exit_status"] != 0 for r in runs):
         print(f"closed_form_study: a sweep failed: {runs}", file=sys.stderr)
         return 2
-    summary = write_speedup_inside(stores[0], out) if args.study == "speedup_inside" else write_heterogeneity(stores[0], stores[1], out)
+    if args.study == "speedup_inside":
+        summary = write_speedup_inside(stores[0], out, stores[1])
+    else:
+        summary = write_heterogeneity(stores[0], stores[1], out)
     run = {"driver": f"python -m fedbounds.checks.sweep.closed_form_study {args.study}", "sweeps": runs, "git_head": head,
            "uncommitted_changes_to": [line[3:] for line in dirty if line.strip()],
            "sha256": {f: hashlib.sha256((ROOT / f).read_bytes()).hexdigest() for f in deciding}, "started": started,
