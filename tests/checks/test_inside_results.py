@@ -45,3 +45,11 @@ def test_heterogeneity_slice_matches_the_committed_cells() -> None:
     for key in [("fednmap_nocorr", "printed", 1e5), ("fednmap_nocorr", "printed", 3e4), ("scaffold_prox", "pep", 1e6),
                 ("fedavg_prox", "pep", 1e4), ("fednmap", "printed", 1e6)]:
         _check(cells[key], rows[key])
+
+
+def test_cap_slice_matches_the_committed_cells() -> None:
+    """Where the cap binds (nQ = 4096 > 3,323) and just below it."""
+    rows = {(int(r["n"]), int(r["Q"])): r for r in _csv(RESULTS / "fednmap_speedup_inside" / "cap.csv")}
+    cells = {(c.coords["n"], c.coords["Q"]): c for c in load_spec("fednmap_speedup_inside_cap").iter_cells()}
+    for key in [(64, 16), (64, 64)]:
+        _check(cells[key], rows[key])
