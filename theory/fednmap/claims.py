@@ -35,6 +35,7 @@ from fedbounds.theory.core.symbols import (
 from fedbounds.theory.fednmap import PAPER as FEDNMAP
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap import recovered
+from fedbounds.theory.fednmap.claims_inside import CLAIMS as INSIDE_CLAIMS
 from fedbounds.theory.fednmap.table1 import TABLE1, Table1Entry
 
 NOTE = "docs/fednmap-reconstruction.md"
@@ -511,4 +512,5 @@ CLAIMS: tuple[Claim, ...] = (
     PEP_LARGEST_STEP,
     PEP_THEOREM8_EXPONENT,
     *TABLE1_CLAIMS,
+    *INSIDE_CLAIMS,
 )
