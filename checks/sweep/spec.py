@@ -89,7 +89,13 @@ CELL_FORMAT = 1
 DEFAULT_CELL = "fedbounds.checks.sweep.cell:compute_cell"
 #: The cell functions a spec may name: the project's own. A spec is data, so it must not choose arbitrary code
 #: to import and call; a cell of one's own (a plugin, a test) is allowed by naming it in :data:`CELLS_ENV`.
-REGISTERED_CELLS = frozenset({DEFAULT_CELL, "fedbounds.checks.sweep.cell:compute_study_cell"})
+REGISTERED_CELLS = frozenset(
+    {
+        DEFAULT_CELL,
+        "fedbounds.checks.sweep.cell:compute_study_cell",
+        "fedbounds.checks.sweep.closed_form_cells:compute_inside_cell",
+    }
+)
 CELLS_ENV = "FEDBOUNDS_CELLS"
 
 

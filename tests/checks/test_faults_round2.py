@@ -507,3 +507,10 @@ def test_report_is_installed_whole_and_replaces_only_its_own_files(tmp_path: Pat
     assert "rounds_vs_old_spec.png" not in names and "mine.txt" in names
     assert {"cells.csv", "points.csv", "slopes.csv", "index.html"} <= names
     assert not [n for n in names if n.startswith((".report-", ".old-"))]
+
+
+def test_every_shipped_spec_names_a_registered_cell() -> None:
+    from fedbounds.checks.sweep.spec import load_spec
+
+    for path in sorted((ROOT / "checks" / "specs").glob("*.toml")):
+        load_spec(path)  # raises SpecError('cell', ...) for an unregistered cell
