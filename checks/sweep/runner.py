@@ -15,6 +15,7 @@ process and exit as soon as it is gone, however it died.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import importlib
 import multiprocessing
 import os
@@ -236,7 +237,8 @@ class _PoolBackend(_Backend):
             # workers fork from a server that imported numpy/scipy and the cell module once: no per-worker
             # import cost, and no fork of this (possibly threaded) parent
             ctx = multiprocessing.get_context("forkserver")
-            modules = ["fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell", "fedbounds.checks.fednmap.speedup"]
+            modules = ["fedbounds.checks.sweep.quiet", "fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell",
+                       "fedbounds.checks.fednmap.speedup"]
             ctx.set_forkserver_preload([*modules, *preload])
             _start_forkserver_without_cwd()
         else:  # pragma: no cover - Windows
@@ -251,25 +253,14 @@ class _PoolBackend(_Backend):
         return set(done)
 
     def close(self, abort: bool = False) -> None:
-        """Shut the pool down; on ``abort`` the running workers are terminated too (a worker busy with a cell
-        would otherwise run it to the end, and the interpreter waits for it at exit)."""
-        workers = list((getattr(self._pool, "_processes", None) or {}).values())
-        self._pool.shutdown(wait=not abort, cancel_futures=True)
+        """Shut the pool down. On ``abort`` the workers are killed first: a worker busy with a cell would otherwise run
+        it to the end (and the interpreter waits for it at exit), and one still starting would fail noisily once the
+        pool's queues are gone. Cells are pure and only this process writes the store, so nothing is lost."""
         if abort:
-            _stop_processes(workers)
-
-
-def _stop_processes(workers: list[Any], grace: float = 2.0) -> None:
-    """SIGTERM each worker, then SIGKILL what is still alive after ``grace`` seconds."""
-    for p in workers:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + grace
-    for p in workers:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(1.0)
+            for p in list((getattr(self._pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, ValueError):
+                    p.kill()
+        self._pool.shutdown(wait=not abort, cancel_futures=True)
 
 
 def _start_forkserver_without_cwd() -> None:

@@ -514,3 +514,15 @@ def test_every_shipped_spec_names_a_registered_cell() -> None:
 
     for path in sorted((ROOT / "checks" / "specs").glob("*.toml")):
         load_spec(path)  # raises SpecError('cell', ...) for an unregistered cell
+
+
+@pytest.mark.parametrize("delay", [1.5, 3.0])
+def test_ctrl_c_while_the_pool_starts_is_one_line(delay: float, tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "sweep", "fednmap_speedup", "--store", str(tmp_path / "s.sqlite")]
+    proc = subprocess.Popen([*cmd, "--processes", "2", "--no-progress"], cwd=tmp_path, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert _one_line(err) == "fedbounds: interrupted"
