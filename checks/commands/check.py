@@ -32,6 +32,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="reports", metavar="DIR", help="output folder for report.json and plots (default: reports/)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of every Monte Carlo run (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from fedbounds.checks.core.table import add_width_option
+
+    add_width_option(parser)
 
 
 def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) -> list[tuple[CheckSpec, CheckResult]]:
@@ -139,7 +142,7 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     write_report(tmp, pairs, meta)
     write_index_html(tmp, json.loads((tmp / "report.json").read_text(encoding="utf-8")))
     json_path, pngs = install(tmp, out)
-    print(format_table(pairs))
+    print(format_table(pairs, getattr(args, "width", None)))
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")

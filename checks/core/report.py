@@ -55,12 +55,16 @@ def _teeth(v) -> str:
     return "ok" if reason is None else f"not its reason: {reason}"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = "  ".join("-" * w for w in widths)
-    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), line]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return "\n".join(out)
+def _table(rows: list[list[str]], header: list[str], width: int | None = None) -> str:
+    from fedbounds.checks.core.table import render_table
+
+    return render_table(header, rows, width)
+
+
+def _one_line(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` characters (cut with "...")."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: max(width - 3, 1)] + "..."
 
 
 def _pep_rows(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> list[list[str]]:
@@ -91,19 +95,29 @@ def _gram(pep: dict[str, Any], blocks: Sequence[int] | None) -> str:
     return dim if not blocks else f"{dim} ({'+'.join(str(b) for b in blocks if b)})"
 
 
-def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
-    """The claims table (claim, paper label, status, verdict, worst slack, tightness: the worst observed / bound
-    found by the adversarial search, instances tried) and the table of negative controls (each must read
-    ``violated``; ``teeth`` says whether it fires for its stated reason: located away from round 0, no divergence)."""
+def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | None = None) -> str:
+    """The claims table (claim, paper label, status, verdict, scope, worst slack, tightness: the worst observed / bound
+    found by the adversarial search, instances tried), each claim's notes on one line, the table of negative
+    controls (each must read ``violated``; ``teeth`` says whether it fires for its stated reason: located away from
+    round 0, no divergence) and the PEP certificates, fitted to ``width`` characters
+    (:func:`fedbounds.checks.core.table.output_width`). A verdict reads ``holds*`` when its evidence lies only outside
+    the claim's hypotheses (the scope column says where and by how much)."""
+    from fedbounds.checks.core.table import output_width
+
+    w = output_width(width)
     rows = []
     for spec, res in pairs:
         label, status = spec.provenance()
-        verdict = res.verdict + ("" if spec.accepts(res) or res.error else " !")
+        verdict = res.verdict_shown + ("" if spec.accepts(res) or res.error else " !")
         if spec.erratum and res.verdict == "violated":
             verdict += " (erratum)"
-        rows.append([spec.check_id, label, status, verdict, format_slack(res.worst_slack), format_tightness(res.tightness),
-                     str(len(res.instances))])
-    text = _table(rows, ["claim", "paper label", "status", "verdict", "worst slack", "tightness", "instances"])
+        rows.append([spec.check_id, label, status, verdict, "-" if res.error else res.scope_info().text,
+                     format_slack(res.worst_slack), format_tightness(res.tightness), str(len(res.instances))])
+    text = _table(rows, ["claim", "paper label", "status", "verdict", "scope", "worst slack", "tightness", "instances"], w)
+    text += "\n(* the evidence lies only outside the claim's hypotheses: see scope; ! not accepted)"
+    notes = [_one_line(f"{spec.check_id}: {note}", w) for spec, res in pairs for note in res.notes]
+    if notes:
+        text += "\n\nNotes (one line each; in full in index.html):\n" + "\n".join(notes)
     neg_rows = []
     for spec, res in pairs:
         for v in res.negatives:
@@ -112,12 +126,12 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
                              "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
         text += "\n\nNegative controls (each must be violated):\n"
-        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"])
+        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"], w)
     pep_rows = _pep_rows(pairs)
     if pep_rows:
         text += "\n\nPEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):\n"
         text += _table(pep_rows, ["claim", "point", "worst case", "bound", "ratio", "certificate", "solvers", "max |gap|",
-                                  "gram", "seconds"])
+                                  "gram", "seconds"], w)
     errors = [(s.check_id, r.error) for s, r in pairs if r.error]
     if errors:
         text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)

@@ -1,0 +1,115 @@
+"""Plain-text tables that fit the terminal: columns wider than their share are wrapped onto several lines.
+
+Used by ``fedbounds check`` and ``fedbounds claims`` (and meant for any command that prints a table). The width is
+``--width N`` when given, else the terminal's (:func:`shutil.get_terminal_size`) when standard output is a
+terminal, else 80.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import textwrap
+from collections.abc import Sequence
+
+__all__ = ["DEFAULT_WIDTH", "MIN_WIDTH", "add_width_option", "output_width", "render_table", "width_type"]
+
+#: the width when standard output is not a terminal and no --width is given
+DEFAULT_WIDTH = 80
+#: the smallest --width accepted
+MIN_WIDTH = 10
+#: columns are never squeezed below this many characters (a table may then exceed a very small width)
+MIN_COLUMN = 6
+#: a column keeps its longest word whole up to this many characters (claim ids, numbers)
+MAX_FLOOR = 32
+SEP = "  "
+
+
+def width_type(text: str) -> int:
+    """argparse type of ``--width``: an integer >= :data:`MIN_WIDTH`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_WIDTH}, got {text!r}") from None
+    if value < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_WIDTH}, got {text!r}")
+    return value
+
+
+def add_width_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--width N`` (the tables' total width) to ``parser``."""
+    parser.add_argument("--width", type=width_type, default=None, metavar="N",
+                        help=f"width of the printed tables in characters (>= {MIN_WIDTH}; default: the terminal's, "
+                        f"{DEFAULT_WIDTH} when not a terminal); wider cells wrap")
+
+
+def output_width(width: int | None = None, stream=None) -> int:
+    """``width`` when given; else the terminal's width when ``stream`` (stdout) is a terminal; else 80."""
+    if width:
+        return int(width)
+    stream = sys.stdout if stream is None else stream
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns if tty else DEFAULT_WIDTH
+
+
+def _fit(natural: list[int], floor: list[int], width: int) -> list[int]:
+    """Column widths: the natural ones when they fit; else each column gets at least its ``floor`` (its longest
+    word, so ids and numbers are not broken) and the rest of the room is shared by raising a common cap c:
+    width_i = min(natural_i, max(floor_i, c)), with c the largest that fits."""
+    total = sum(natural) + len(SEP) * (len(natural) - 1)
+    if total <= width:
+        return natural
+    room = width - len(SEP) * (len(natural) - 1)
+    floor = list(floor)
+    while sum(floor) > room and max(floor) > MIN_COLUMN:  # the floors alone are too wide: trim the widest
+        floor[floor.index(max(floor))] -= 1
+
+    def widths_at(c: int) -> list[int]:
+        return [min(n, max(f, c)) for n, f in zip(natural, floor)]
+
+    lo, hi = 0, max(natural)
+    while lo < hi:  # largest cap c whose widths fit the room
+        c = (lo + hi + 1) // 2
+        if sum(widths_at(c)) <= room:
+            lo = c
+        else:
+            hi = c - 1
+    widths = widths_at(lo)
+    spare = room - sum(widths)
+    for i in sorted(range(len(widths)), key=lambda k: -natural[k]):
+        if spare <= 0:
+            break
+        add = min(spare, natural[i] - widths[i])
+        widths[i] += add
+        spare -= add
+    return widths
+
+
+def _wrap(cell: str, w: int) -> list[str]:
+    if len(cell) <= w:
+        return [cell]
+    return textwrap.wrap(cell, w, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def render_table(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None) -> str:
+    """``header`` and ``rows`` (strings) as aligned columns separated by two spaces, a dashed rule under the
+    header, fitted to ``width`` characters (see :func:`output_width`) by wrapping the widest columns."""
+    cells = [[str(c) for c in header], *[[str(c) for c in r] for r in rows]]
+    k = len(header)
+    natural = [max(len(r[i]) for r in cells) for i in range(k)]
+    longest_word = [max((len(w) for r in cells for w in r[i].split()), default=0) for i in range(k)]
+    floor = [min(n, max(MIN_COLUMN, min(lw, MAX_FLOOR))) for n, lw in zip(natural, longest_word)]
+    widths = _fit(natural, floor, output_width(width))
+    out: list[str] = []
+    for n, row in enumerate(cells):
+        wrapped = [_wrap(c, w) for c, w in zip(row, widths)]
+        for line in range(max(len(x) for x in wrapped)):
+            parts = [(x[line] if line < len(x) else "").ljust(w) for x, w in zip(wrapped, widths)]
+            out.append(SEP.join(parts).rstrip())
+        if n == 0:
+            out.append(SEP.join("-" * w for w in widths))
+    return "\n".join(out)
