@@ -186,15 +186,30 @@ def _step_hypotheses(claim) -> tuple[tuple[sp.Basic, ...], str, str]:
     return (), "", ""
 
 
-def _points(verdicts: Iterable[Any]) -> list[dict[str, Any]]:
-    pts: list[dict[str, Any]] = []
+def _points(verdicts: Iterable[Any]) -> list[tuple[dict[str, Any], Any]]:
+    """(parameter point, verdict) pairs: each verdict's ``details["at"]`` (one point or a list); where a verdict has
+    none, the entries of its details named like a theory symbol (``gamma``, ``rho``, ``eta_hat``...) with a number."""
+    from fedbounds.theory.core import symbols as S
+
+    pts: list[tuple[dict[str, Any], Any]] = []
     for v in verdicts:
-        at = v.details.get("at") if isinstance(v.details, Mapping) else None
+        details = v.details if isinstance(v.details, Mapping) else {}
+        at = details.get("at")
+        if at is None:
+            at = {k: x for k, x in details.items() if k in S.BY_NAME and isinstance(x, int | float) and not isinstance(x, bool)} or None
         if isinstance(at, Mapping):
-            pts.append(dict(at))
+            pts.append((dict(at), v))
         elif isinstance(at, Sequence) and not isinstance(at, str):
-            pts.extend(dict(a) for a in at if isinstance(a, Mapping))
+            pts.extend((dict(a), v) for a in at if isinstance(a, Mapping))
     return pts
+
+
+def _own_certificate(verdict: Any) -> str | None:
+    """A PEP verdict certified at its own point (worst case over the whole class, two solvers agreeing)."""
+    pep = verdict.details.get("pep") if isinstance(getattr(verdict, "details", None), Mapping) else None
+    if isinstance(pep, Mapping) and pep.get("pep_status") == "certified":
+        return "each point's own PEP certificate (worst case over the class, two solvers)"
+    return None
 
 
 def _certified(check_id: str, point: Mapping[str, Any], ratios: Mapping[str, float | None]) -> str | None:
@@ -234,7 +249,7 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
     inside = 0
     certs: list[str | None] = []
     missing: set[str] = set()
-    for p in points:
+    for p, verdict in points:
         ratios = hypothesis_ratios(hyps, p)
         missing |= {k for k, r in ratios.items() if r is None}
         broken = {k: r for k, r in ratios.items() if r is not None and r > 1 + BOUNDARY_RTOL}
@@ -244,7 +259,7 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
         for k, r in broken.items():
             lo_hi = factors.setdefault(k, [r, r])
             lo_hi[0], lo_hi[1] = min(lo_hi[0], r), max(lo_hi[1], r)
-        certs.append(_certified(check_id, p, ratios))
+        certs.append(_own_certificate(verdict) or _certified(check_id, p, ratios))
     fac = {k: (v[0], v[1]) for k, v in factors.items()}
     if missing and not fac and inside == 0:
         return Scope(UNSTATED, basis=basis, points=len(points), caveat=caveat,
