@@ -132,7 +132,10 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress)
     elapsed = time.perf_counter() - t0
     ok = all(spec.accepts(res) for spec, res in pairs)
+    from fedbounds.checks.core.report import run_metadata
+
     meta = {
+        **run_metadata(),
         "profile": profile.to_dict(),
         "seed": int(args.seed),
         "elapsed_s": elapsed,

@@ -13,7 +13,7 @@ from typing import Any
 from fedbounds.checks.core.verdict import EXACT_RTOL, to_json_safe
 from fedbounds.checks.registry import CheckResult, CheckSpec, Plot
 
-__all__ = ["format_slack", "format_table", "format_tightness", "plot_result", "write_report"]
+__all__ = ["format_slack", "format_table", "format_tightness", "plot_result", "run_metadata", "write_report"]
 
 
 def format_slack(s: float) -> str:
@@ -173,6 +173,45 @@ def plot_result(plot: Plot, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     return path
+
+
+def _git_commit() -> str | None:
+    """The commit of the source tree fedbounds runs from, when it is a git checkout (None otherwise)."""
+    import subprocess
+
+    src = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False)
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    head = out.stdout.strip()
+    if out.returncode != 0 or not head:
+        return None
+    return head + (" (with uncommitted changes)" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
+def run_metadata(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """What a report says about its run: fedbounds version, git commit (when run from a checkout), date (UTC),
+    the command line, and the machine (platform, processor count)."""
+    import datetime
+    import os
+    import platform
+    import shlex
+    import sys
+
+    import fedbounds
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    return {
+        "fedbounds": fedbounds.__version__,
+        "git_commit": _git_commit(),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "command": shlex.join(["fedbounds", *args]),
+        "machine": f"{platform.platform()}, {os.cpu_count()} CPUs, {platform.machine()}",
+        "python": platform.python_version(),
+    }
 
 
 def write_report(out: Path, pairs: Sequence[tuple[CheckSpec, CheckResult]], meta: dict) -> tuple[Path, list[Path]]:
