@@ -162,15 +162,10 @@ def _tightness(t: Any) -> str:
         return "-"
 
 
-def _word(word: Any) -> str:
-    """A verdict or scope word as a CSS class: ``holds*`` -> ``holds outside``."""
-    w = str(word or "")
-    return "holds outside" if w == "holds*" else (f"{w.rstrip('*')} outside" if w.endswith("*") else w)
-
-
 def _verdict_cell(c: Mapping[str, Any]) -> Cell:
     shown = str(c.get("verdict_shown") or c.get("verdict") or "-")
-    return Cell(html.escape(shown), f"verdict {_word(shown).split()[0]}" + (" outside" if shown.endswith("*") else ""))
+    starred = shown.endswith("*")
+    return Cell(html.escape(shown), f"verdict {shown.rstrip('*')}" + (" outside" if starred else ""))
 
 
 def _scope_of(c: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -293,11 +288,11 @@ def _contents(claims: list[Mapping[str, Any]], extra: Sequence[tuple[str, str]])
 
 
 def _summary(report: Mapping[str, Any], claims: list[Mapping[str, Any]]) -> str:
-    counts: dict[str, int] = {}
+    counts: dict[str, tuple[int, str]] = {}
     for c in claims:
         w = str(c.get("verdict_shown") or c.get("verdict"))
-        counts[w] = counts.get(w, 0) + 1
-    parts = ", ".join(f'<span class="badge {html.escape(_word(w))}">{html.escape(w)} {n}</span>' for w, n in sorted(counts.items()))
+        counts[w] = (counts.get(w, (0, ""))[0] + 1, _verdict_cell(c).cls)
+    parts = " ".join(f'<span class="badge {html.escape(cls)}">{html.escape(w)}: {n}</span>' for w, (n, cls) in sorted(counts.items()))
     passed = ""
     if "passed" in report:
         ok = bool(report["passed"])
@@ -478,9 +473,10 @@ def write_index_html(
         controls = _controls_section(claims)
         extra = [("claims", "Claims table"), *([("pep", "PEP certificates")] if pep else []),
                  *([("controls", "Negative controls")] if controls else []), ("legend", "Legend"), ("run", "Run")]
-        body += [_summary(report, claims), _contents(claims, extra), _claims_section(claims), pep, controls, _legend(),
+        body += [_summary(report, claims), _contents(claims, extra), _claims_section(claims), pep, controls,
                  '<h2 id="details">Claims in detail</h2>']
         body += [_claim_block(out_dir, c, by_claim.get(str(c.get("check_id")), [])) for c in claims]
+        body.append(_legend())
     elif "passed" in report:
         body.append(f"<p>passed: <b>{html.escape(_num(report['passed']))}</b></p>")
     body.append(_slopes_section(report))
