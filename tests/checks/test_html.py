@@ -153,3 +153,53 @@ def test_unparsable_latex_is_shown_as_source(tmp_path: Path) -> None:
     report = {"claims": [{"check_id": "x", "title": "t", "latex": r"\frac{1}{", "plot_files": []}]}
     doc = _parse(write_index_html(tmp_path, report))
     assert doc.find(".//p[@class='latex-source']/code").text == r"\frac{1}{"
+
+
+def test_the_status_tag_stays_on_the_formula() -> None:
+    from fedbounds.theory.registry import get_claim
+
+    tex = get_claim("fednmap.theorem8").latex()
+    assert r"\underbrace" in tex and "[reconstructed]" in tex
+    out = mathtext_compatible(tex)
+    assert r"\right]_{\text{[reconstructed]}}" in out and latex_png(tex)[:8] == PNG_MAGIC
+
+
+def test_verdict_and_scope_classes_are_applied(tmp_path: Path) -> None:
+    doc = _parse(write_index_html(tmp_path, _report(tmp_path)))
+    cells = doc.findall(".//table[@class='claims']/tbody/tr")
+    verdict, scope = cells[0].findall("td")[4], cells[0].findall("td")[5]
+    assert verdict.get("class") == "verdict holds outside" and scope.get("class") == "scope outside"
+    assert "eta_a 222x" in scope.text
+    assert cells[1].findall("td")[4].get("class") == "verdict violated"
+    css = doc.find(".//style").text
+    for cls in (".holds", ".violated", ".inconclusive", ".scope.outside", ".verdict.outside"):
+        assert cls in css
+    assert "@media print" in css
+
+
+def test_contents_instances_notes_pep_legend_and_metadata(tmp_path: Path) -> None:
+    doc = _parse(write_index_html(tmp_path, _report(tmp_path)))
+    links = [a.get("href") for a in doc.findall(".//nav[@class='toc']/ol/li/a")]
+    ids = {e.get("id") for e in doc.iter() if e.get("id")}
+    assert links == ["#claim-fednmap.theorem8.complexity", "#claim-custom.claim_1_"] and all(h[1:] in ids for h in links)
+    section = next(e for e in doc.iter("section") if e.get("id") == "claim-fednmap.theorem8.complexity")
+    inst = section.findall(".//table[@class='instances']/tbody/tr/td")
+    assert [td.text for td in inst[:5]] == ["FedNMap, n sweep", "-1.02", "-1", "[-1.1, nan]", "inf"]
+    assert [li.text for li in section.findall(".//ul[@class='notes']/li")] == [
+        "steps past Theorem 5's conditions (its 1/100 factors make T impractical)"]
+    assert "eta_hat 4-16x" in section.find(".//p[@class='scope outside']").findall("b")[0].tail
+    pep = doc.findall(".//table[@class='pep']/tbody/tr/td")
+    assert [td.text for td in pep[1:5]] == ["pep point", "0.5", "1", "0.5"] and pep[5].text == "certified"
+    assert pep[7].text == "2.0e-08"
+    legend = {dt.text for dt in doc.findall(".//dl[@class='legend']/dt")}
+    assert {"inf", "nan", "-", "holds*", "scope", "worst slack", "tightness", "interval", "slack"} <= legend
+    run = {dt.text: dd.text for dt, dd in zip(doc.findall(".//dl[@class='run']/dt"), doc.findall(".//dl[@class='run']/dd"), strict=True)}
+    assert run["fedbounds version"] == "9.9.9" and run["git commit"] == "0123abcd" and run["date (UTC)"].startswith("2026")
+    assert run["command"].startswith("fedbounds check") and run["machine"] == "Linux, 2 CPUs"
+
+
+def test_the_page_is_world_readable(tmp_path: Path) -> None:
+    import stat
+
+    page = write_index_html(tmp_path, _report(tmp_path))
+    assert stat.S_IMODE(page.stat().st_mode) == 0o644
