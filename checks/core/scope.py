@@ -4,7 +4,7 @@
 * ``certified``: some point is past them, but inside a region a certificate covers (FedNMap: the steps the PEP
   certifies, :func:`fedbounds.theory.fednmap.pep_steps.certified_steps`);
 * ``outside``: some point is past both; the scope names each hypothesis broken and by how much (the factor
-  left side / right side of ``a <= b``, over the points: ``eta_hat 4-16x``);
+  left side / right side of ``a <= b``, over the points: ``eta_hat 4-16x past the conditions of Theorem 5``);
 * ``unstated``: the check did not record the parameters its hypotheses need (said, never guessed).
 
 The hypotheses are the claim's own (:mod:`fedbounds.theory.registry`); a claim that states none (a rate, a
@@ -51,7 +51,7 @@ class Scope:
 
     @property
     def text(self) -> str:
-        """One line: ``outside: eta_hat 4-16x, eta_a 222x past Theorem 5's conditions``."""
+        """One line: ``outside: eta_hat 4-16x, eta_a 222x past the conditions of Theorem 5``."""
         if self.kind == UNSTATED:
             head = f"unstated: {self.reason or 'the check records no parameters'}"
         elif self.kind == INSIDE:
@@ -166,10 +166,10 @@ def _step_hypotheses(claim) -> tuple[tuple[sp.Basic, ...], str, str]:
             for dep in claim.depends_on:
                 d = _claim(dep)
                 if d is not None and relations(d) == own:
-                    return own, f"{d.provenance.label}'s conditions", (f"{claim.provenance.label}'s own conditions are lost; "
-                                                                         f"run under {d.provenance.label}'s")
-            return own, f"{claim.provenance.label}'s reconstructed hypotheses", ""
-        return own, f"{claim.provenance.label}'s hypotheses", ""
+                    return own, f"the conditions of {d.provenance.label}", (f"{claim.provenance.label}'s own conditions are "
+                                                                             f"lost; run under {d.provenance.label}'s")
+            return own, f"the reconstructed hypotheses of {claim.provenance.label}", ""
+        return own, f"the hypotheses of {claim.provenance.label}", ""
     seen, queue = {claim.id}, list(claim.depends_on)
     while queue:
         cid = queue.pop(0)

@@ -19,7 +19,7 @@ def _fednmap_at(frac: float, eta_a_frac: float, *, L: float = 2.0, rho: float = 
     return {"L": L, "rho": rho, "Q": Q, "m": 1, "n": n, "gamma": su.gamma, "eta_hat": su.eta_hat, "eta_a": su.eta_a}
 
 
-def _verdict(check_id: str, at) -> object:  # noqa: ANN001
+def _verdict(check_id: str, at) -> object:
     return compare(check_id, "inst", np.array([1.0]), np.array([2.0]), exact=True, details={"at": at})
 
 
@@ -28,7 +28,7 @@ def test_the_factors_are_the_multiples_the_check_ran_at() -> None:
     assert sc.kind == OUTSIDE
     assert sc.factors["eta_hat"] == pytest.approx((4.0, 4.0)) and sc.factors["eta_a"] == pytest.approx((222.0, 222.0))
     assert "gamma" not in sc.factors
-    assert sc.text.startswith("outside: eta_hat 4x, eta_a 222x past Theorem 5's conditions")
+    assert sc.text.startswith("outside: eta_hat 4x, eta_a 222x past the conditions of Theorem 5")
     assert "Theorem 8's own conditions are lost" in sc.text  # reconstructed hypotheses say whose stand in
 
 
@@ -43,7 +43,7 @@ def test_a_claim_without_hypotheses_inherits_its_theorem_s_and_a_sweep_reports_a
     at = [_fednmap_at(f, 222.0) for f in (4.0, 8.0, 16.0)]
     sc = scope_of("fednmap.theorem8.complexity", [_verdict("fednmap.theorem8.complexity", at)])
     assert sc.kind == OUTSIDE and sc.points == 3
-    assert "eta_hat 4-16x" in sc.text and "eta_a 222x" in sc.text and "Theorem 5's conditions" in sc.text
+    assert "eta_hat 4-16x" in sc.text and "eta_a 222x" in sc.text and "the conditions of Theorem 5" in sc.text
 
 
 def test_ds_step_past_a4iv() -> None:
@@ -79,7 +79,7 @@ def test_hypothesis_ratios_read_both_directions() -> None:
     assert hypothesis_ratios([S.eta <= 1 / (6 * S.L_F)], {"eta": 0.1}) == {"eta": None}
 
 
-def test_outside_never_reads_a_bare_holds(tmp_path) -> None:  # noqa: ANN001
+def test_outside_never_reads_a_bare_holds(tmp_path) -> None:
     from fedbounds.checks.core.report import format_table, write_report
 
     spec = get_check("fednmap.theorem8")
