@@ -174,10 +174,12 @@ def _scope_of(c: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _scope_cell(c: Mapping[str, Any]) -> Cell:
+    """The table's scope cell: the short form (kind and factors), the whole sentence as its tooltip."""
     sc = _scope_of(c)
     kind = str(sc.get("kind") or "unstated")
     text = str(sc.get("text") or "unstated: the report records no scope")
-    return Cell(html.escape(text), f"scope {kind}")
+    short = str(sc.get("short") or text)
+    return Cell(f'<span title="{html.escape(text)}">{html.escape(short)}</span>', f"scope {kind}")
 
 
 def _anchor(cid: str) -> str:

@@ -55,10 +55,16 @@ def _teeth(v) -> str:
     return "ok" if reason is None else f"not its reason: {reason}"
 
 
-def _table(rows: list[list[str]], header: list[str], width: int | None = None) -> str:
+def _table(rows: list[list[str]], header: list[str], width: int | None = None, optional: Sequence[str] = ()) -> str:
     from fedbounds.checks.core.table import render_table
 
-    return render_table(header, rows, width)
+    return render_table(header, rows, width, optional)
+
+
+def _fill(text: str, width: int) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width)
 
 
 def _one_line(text: str, width: int) -> str:
@@ -96,8 +102,8 @@ def _gram(pep: dict[str, Any], blocks: Sequence[int] | None) -> str:
 
 
 def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | None = None) -> str:
-    """The claims table (claim, paper label, status, verdict, scope, worst slack, tightness: the worst observed / bound
-    found by the adversarial search, instances tried), each claim's notes on one line, the table of negative
+    """The claims table (claim, paper label [status], verdict, scope, worst slack, tightness: the worst observed / bound
+    found by the adversarial search, inst.: instances tried), each claim's notes on one line, the table of negative
     controls (each must read ``violated``; ``teeth`` says whether it fires for its stated reason: located away from
     round 0, no divergence) and the PEP certificates, fitted to ``width`` characters
     (:func:`fedbounds.checks.core.table.output_width`). A verdict reads ``holds*`` when its evidence lies only outside
@@ -111,13 +117,15 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
         verdict = res.verdict_shown + ("" if spec.accepts(res) or res.error else " !")
         if spec.erratum and res.verdict == "violated":
             verdict += " (erratum)"
-        rows.append([spec.check_id, label, status, verdict, "-" if res.error else res.scope_info().text,
+        rows.append([spec.check_id, f"{label} [{status}]", verdict, "-" if res.error else res.scope_info().short,
                      format_slack(res.worst_slack), format_tightness(res.tightness), str(len(res.instances))])
-    text = _table(rows, ["claim", "paper label", "status", "verdict", "scope", "worst slack", "tightness", "instances"], w)
-    text += "\n(* the evidence lies only outside the claim's hypotheses: see scope; ! not accepted)"
-    notes = [_one_line(f"{spec.check_id}: {note}", w) for spec, res in pairs for note in res.notes]
+    text = _table(rows, ["claim", "paper label [status]", "verdict", "scope", "worst slack", "tightness", "inst."], w,
+                  optional=["inst.", "paper label [status]"])
+    text += "\n" + _fill("(*: the evidence lies only outside the claim's hypotheses, see scope; !: not accepted)", w)
+    notes = [_one_line(f"{spec.check_id}: {note}", w) for spec, res in pairs
+             for note in ([] if res.error else [f"scope: {res.scope_info().text}"]) + res.notes]
     if notes:
-        text += "\n\nNotes (one line each; in full in index.html):\n" + "\n".join(notes)
+        text += "\n\nScope and notes (one line each; in full in index.html):\n" + "\n".join(notes)
     neg_rows = []
     for spec, res in pairs:
         for v in res.negatives:
@@ -126,12 +134,12 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
                              "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
         text += "\n\nNegative controls (each must be violated):\n"
-        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"], w)
+        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"], w, optional=["slack", "violated at"])
     pep_rows = _pep_rows(pairs)
     if pep_rows:
-        text += "\n\nPEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):\n"
+        text += "\n\n" + _fill("PEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):", w) + "\n"
         text += _table(pep_rows, ["claim", "point", "worst case", "bound", "ratio", "certificate", "solvers", "max |gap|",
-                                  "gram", "seconds"], w)
+                                  "gram", "seconds"], w, optional=["seconds", "gram", "solvers", "max |gap|", "bound"])
     errors = [(s.check_id, r.error) for s, r in pairs if r.error]
     if errors:
         text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)

@@ -63,9 +63,20 @@ class Scope:
             head = f"{self.kind}: {past}" + (f", within {self.certificate}" if self.certificate else "")
         return head + (f"; {self.caveat}" if self.caveat else "")
 
+    @property
+    def short(self) -> str:
+        """The table cell: the kind and the factors (``outside (eta_hat 4-16x, eta_a 222x)``), without the basis and
+        the caveat (the notes and the page give :attr:`text` in full)."""
+        if self.kind in (CERTIFIED, OUTSIDE) or (self.kind == INSIDE and self.factors):
+            if self.kind == INSIDE:
+                return f"inside at {self.inside_points} of {self.points} points (others: {_factors_text(self.factors)})"
+            return f"{self.kind} ({_factors_text(self.factors)})"
+        return self.kind
+
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "basis": self.basis, "factors": {k: list(v) for k, v in self.factors.items()},
-                "points": self.points, "inside_points": self.inside_points, "caveat": self.caveat, "certificate": self.certificate}
+        return {"kind": self.kind, "short": self.short, "text": self.text, "basis": self.basis,
+                "factors": {k: list(v) for k, v in self.factors.items()}, "points": self.points, "inside_points": self.inside_points,
+                "caveat": self.caveat, "certificate": self.certificate}
 
 
 def _factors_text(factors: Mapping[str, tuple[float, float]]) -> str:

@@ -65,8 +65,11 @@ def _fit(natural: list[int], floor: list[int], width: int) -> list[int]:
         return natural
     room = width - len(SEP) * (len(natural) - 1)
     floor = list(floor)
-    while sum(floor) > room and max(floor) > MIN_COLUMN:  # the floors alone are too wide: trim the widest
-        floor[floor.index(max(floor))] -= 1
+    while sum(floor) > room and max(floor[1:], default=0) > MIN_COLUMN:  # the floors alone are too wide: trim the widest,
+        rest = floor[1:]                                                 # the first column (the ids) last
+        floor[1 + rest.index(max(rest))] -= 1
+    while sum(floor) > room and floor[0] > MIN_COLUMN:
+        floor[0] -= 1
 
     def widths_at(c: int) -> list[int]:
         return [min(n, max(f, c)) for n, f in zip(natural, floor)]
@@ -95,21 +98,40 @@ def _wrap(cell: str, w: int) -> list[str]:
     return textwrap.wrap(cell, w, break_long_words=True, break_on_hyphens=False) or [""]
 
 
-def render_table(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None) -> str:
+def _floors(cells: list[list[str]], natural: list[int]) -> list[int]:
+    longest_word = [max((len(w) for r in cells for w in r[i].split()), default=0) for i in range(len(natural))]
+    return [min(n, max(MIN_COLUMN, min(lw, MAX_FLOOR))) for n, lw in zip(natural, longest_word)]
+
+
+def render_table(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None,
+                 optional: Sequence[str] = ()) -> str:
     """``header`` and ``rows`` (strings) as aligned columns separated by two spaces, a dashed rule under the
-    header, fitted to ``width`` characters (see :func:`output_width`) by wrapping the widest columns."""
+    header, fitted to ``width`` characters (see :func:`output_width`) by wrapping the widest columns. The columns
+    named in ``optional`` (first named, first dropped) are left out, with a line saying so, while the others'
+    longest words would not fit whole."""
+    w = output_width(width)
     cells = [[str(c) for c in header], *[[str(c) for c in r] for r in rows]]
-    k = len(header)
-    natural = [max(len(r[i]) for r in cells) for i in range(k)]
-    longest_word = [max((len(w) for r in cells for w in r[i].split()), default=0) for i in range(k)]
-    floor = [min(n, max(MIN_COLUMN, min(lw, MAX_FLOOR))) for n, lw in zip(natural, longest_word)]
-    widths = _fit(natural, floor, output_width(width))
+    keep = list(range(len(header)))
+    dropped: list[str] = []
+    for name in optional:
+        sub = [[r[i] for i in keep] for r in cells]
+        natural = [max(len(r[i]) for r in sub) for i in range(len(keep))]
+        if sum(_floors(sub, natural)) + len(SEP) * (len(keep) - 1) <= w:
+            break
+        if name in header:
+            keep.remove(list(header).index(name))
+            dropped.append(name)
+    cells = [[r[i] for i in keep] for r in cells]
+    natural = [max(len(r[i]) for r in cells) for i in range(len(keep))]
+    widths = _fit(natural, _floors(cells, natural), w)
     out: list[str] = []
     for n, row in enumerate(cells):
-        wrapped = [_wrap(c, w) for c, w in zip(row, widths)]
+        wrapped = [_wrap(c, cw) for c, cw in zip(row, widths)]
         for line in range(max(len(x) for x in wrapped)):
-            parts = [(x[line] if line < len(x) else "").ljust(w) for x, w in zip(wrapped, widths)]
+            parts = [(x[line] if line < len(x) else "").ljust(cw) for x, cw in zip(wrapped, widths)]
             out.append(SEP.join(parts).rstrip())
         if n == 0:
-            out.append(SEP.join("-" * w for w in widths))
+            out.append(SEP.join("-" * cw for cw in widths))
+    if dropped:
+        out += textwrap.wrap(f"(left out at width {w}: {', '.join(dropped)}; --width N for more)", w)
     return "\n".join(out)

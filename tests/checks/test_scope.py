@@ -89,7 +89,7 @@ def test_outside_never_reads_a_bare_holds(tmp_path) -> None:
     assert scoped_verdict("holds", {"kind": INSIDE}) == "holds" and scoped_verdict("violated", {"kind": OUTSIDE}) == "violated*"
     table = format_table([(spec, res)], width=100)
     lines = table.splitlines()
-    assert lines[0].split()[:5] == ["claim", "paper", "label", "status", "verdict"] and "scope" in lines[0]
+    assert lines[0].split()[:5] == ["claim", "paper", "label", "[status]", "verdict"] and "scope" in lines[0]
     assert any("holds*" in line for line in lines) and not any(" holds " in f" {line} " for line in lines[2:4])
     assert "eta_hat 4x" in table and max(len(x) for x in lines) <= 100
     notes = [x for x in lines if x.startswith("fednmap.theorem8: ")]
