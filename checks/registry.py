@@ -79,7 +79,8 @@ class CheckContext:
 class CheckResult:
     """The outcome of one check: verdicts, negative controls, tightness, plots, notes, and the verdicts' scope
     (:mod:`fedbounds.checks.core.scope`: computed from the claim's hypotheses at each verdict's ``details["at"]``;
-    ``scope`` set by a check overrides the computation, ``scope_caveat`` adds what else limits the evidence)."""
+    ``scope`` set by a check overrides the computation, ``scope_caveat`` adds what else limits the evidence,
+    ``scope_tag`` says the same in a word or two for the table)."""
 
     check_id: str
     verdicts: list[Verdict] = field(default_factory=list)
@@ -91,6 +92,7 @@ class CheckResult:
     error: str | None = None
     scope: Scope | None = None
     scope_caveat: str = ""
+    scope_tag: str = ""
 
     @property
     def verdict(self) -> str:
@@ -99,7 +101,7 @@ class CheckResult:
 
     def scope_info(self) -> Scope:
         """The verdicts' scope (inside the hypotheses, certified, outside both with the factors, or unstated)."""
-        return scope_of(self.check_id, self.verdicts, given=self.scope, caveat=self.scope_caveat)
+        return scope_of(self.check_id, self.verdicts, given=self.scope, caveat=self.scope_caveat, tag=self.scope_tag)
 
     @property
     def verdict_shown(self) -> str:

@@ -48,6 +48,7 @@ class Scope:
     caveat: str = ""
     certificate: str = ""
     reason: str = ""
+    tag: str = ""
 
     @property
     def text(self) -> str:
@@ -67,16 +68,17 @@ class Scope:
     def short(self) -> str:
         """The table cell: the kind and the factors (``outside (eta_hat 4-16x, eta_a 222x)``), without the basis and
         the caveat (the notes and the page give :attr:`text` in full)."""
+        tag = f" [{self.tag}]" if self.tag else ""
         if self.kind in (CERTIFIED, OUTSIDE) or (self.kind == INSIDE and self.factors):
             if self.kind == INSIDE:
-                return f"inside at {self.inside_points} of {self.points} points (others: {_factors_text(self.factors)})"
-            return f"{self.kind} ({_factors_text(self.factors)})"
-        return self.kind
+                return f"inside at {self.inside_points} of {self.points} points (others: {_factors_text(self.factors)}){tag}"
+            return f"{self.kind} ({_factors_text(self.factors)}){tag}"
+        return self.kind + tag
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "short": self.short, "text": self.text, "basis": self.basis,
                 "factors": {k: list(v) for k, v in self.factors.items()}, "points": self.points, "inside_points": self.inside_points,
-                "caveat": self.caveat, "certificate": self.certificate}
+                "caveat": self.caveat, "tag": self.tag, "certificate": self.certificate}
 
 
 def _factors_text(factors: Mapping[str, tuple[float, float]]) -> str:
@@ -242,20 +244,22 @@ def _certified(check_id: str, point: Mapping[str, Any], ratios: Mapping[str, flo
     return f"the PEP-certified steps (x{cert.k:.3g} the printed ones)"
 
 
-def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = None, caveat: str = "") -> Scope:
-    """The scope of the verdicts of ``check_id`` (see the module docstring); ``given`` (a check's own) wins."""
+def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = None, caveat: str = "", tag: str = "") -> Scope:
+    """The scope of the verdicts of ``check_id`` (see the module docstring); ``given`` (a check's own) wins.
+    ``caveat``: what else limits the evidence, in a sentence; ``tag``: the same in a word or two, for the table."""
     if given is not None:
-        return given if not caveat or given.caveat else Scope(**{**given.__dict__, "caveat": caveat})
+        return given if not caveat or given.caveat else Scope(**{**given.__dict__, "caveat": caveat, "tag": tag or given.tag})
     claim = _claim(check_id)
     if claim is None:
-        return Scope(UNSTATED, reason="no claim of this id in the theory registry", caveat=caveat)
+        return Scope(UNSTATED, reason="no claim of this id in the theory registry", caveat=caveat, tag=tag)
     hyps, basis, inherited = _step_hypotheses(claim)
     caveat = "; ".join(x for x in (inherited, caveat) if x)
+    tag = ", ".join(x for x in ("hypotheses reconstructed" if inherited else "", tag) if x)
     if not hyps:
-        return Scope(INSIDE, caveat=caveat)
+        return Scope(INSIDE, caveat=caveat, tag=tag)
     points = _points(verdicts)
     if not points:
-        return Scope(UNSTATED, basis=basis, reason=f"the check records no parameters to evaluate {basis} at", caveat=caveat)
+        return Scope(UNSTATED, basis=basis, reason=f"the check records no parameters to evaluate {basis} at", caveat=caveat, tag=tag)
     factors: dict[str, list[float]] = {}
     inside = 0
     certs: list[str | None] = []
@@ -273,13 +277,13 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
         certs.append(_own_certificate(verdict) or _certified(check_id, p, ratios))
     fac = {k: (v[0], v[1]) for k, v in factors.items()}
     if missing and not fac and inside == 0:
-        return Scope(UNSTATED, basis=basis, points=len(points), caveat=caveat,
+        return Scope(UNSTATED, basis=basis, points=len(points), caveat=caveat, tag=tag,
                      reason=f"no value recorded for {', '.join(sorted(missing))} ({basis})")
     if not fac or inside > 0:
-        return Scope(INSIDE, basis=basis, factors=fac, points=len(points), inside_points=inside, caveat=caveat)
+        return Scope(INSIDE, basis=basis, factors=fac, points=len(points), inside_points=inside, caveat=caveat, tag=tag)
     if certs and all(certs):
-        return Scope(CERTIFIED, basis=basis, factors=fac, points=len(points), caveat=caveat, certificate=str(certs[0]))
-    return Scope(OUTSIDE, basis=basis, factors=fac, points=len(points), caveat=caveat)
+        return Scope(CERTIFIED, basis=basis, factors=fac, points=len(points), caveat=caveat, tag=tag, certificate=str(certs[0]))
+    return Scope(OUTSIDE, basis=basis, factors=fac, points=len(points), caveat=caveat, tag=tag)
 
 
 def scoped_verdict(verdict: str, scope: Scope | Mapping[str, Any] | None) -> str:

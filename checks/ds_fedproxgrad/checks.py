@@ -424,6 +424,7 @@ def check_theorem5_3(ctx: CheckContext) -> CheckResult:
                                  what=f"calibrated: plateau x {scale:.3g} (worst ratio {worst.ratio:.3g} / 2) at the worst case, "
                                  "fresh noise",
                                  before=1.0, after=scale, violated_at=v.details["violated_round"] if v.violated else None))
+    res.scope_tag = "T-round proxy"
     res.scope_caveat = (f"checked by a T-round proxy the theorem (a limit, liminf = 0) does not imply; proxy worst ratio "
                         f"{worst.ratio:.3g} at the searched point" + (" (fails there)" if worst.ratio > 1 else ""))
     if worst.ratio > 1:

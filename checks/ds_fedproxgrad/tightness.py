@@ -59,6 +59,6 @@ def check_ds_small_step(ctx: CheckContext) -> CheckResult:
     plot.curves.append(Curve("slack 1", [1, 2**8], [1.0, 1.0], role="bound"))
     res.plots.append(plot)
     # A4(iv) is the condition probed, so the scope is Lemma 5.2's hypotheses (A4(iv) among them) at the verdict's steps
-    res.scope = scope_of("ds.lemma5_2", res.verdicts,
+    res.scope = scope_of("ds.lemma5_2", res.verdicts, tag="A4(iv) probed",
                          caveat="the verdict is at the printed maximum; the steps doubled past A4(iv) are the tightness probe")
     return res

@@ -64,6 +64,7 @@ def check_fednmap_conditions(ctx: CheckContext) -> CheckResult:
     plot.curves.append(Curve("slack 1", [1, 2**MAX_DOUBLINGS], [1.0, 1.0], role="bound"))
     res.plots.append(plot)
     res.notes.append("ratio = largest factor over the theorem's maximum at which Theorem 8's bound still held on the instance")
+    res.scope_tag = "conditions probed"
     res.scope_caveat = "the verdict is at the printed maxima; the steps doubled past them are the tightness probe, not verdicts"
     return res
 
