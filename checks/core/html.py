@@ -163,9 +163,14 @@ def _tightness(t: Any) -> str:
 
 
 def _verdict_cell(c: Mapping[str, Any]) -> Cell:
+    """The verdict as the terminal prints it: starred outside the hypotheses, ``(erratum)`` where the violation is
+    the erratum's finding, ``!`` where the result fails the suite; classed for its colour."""
     shown = str(c.get("verdict_shown") or c.get("verdict") or "-")
     starred = shown.endswith("*")
-    return Cell(html.escape(shown), f"verdict {shown.rstrip('*')}" + (" outside" if starred else ""))
+    word = shown.rstrip("*")
+    text = shown + (" (erratum)" if c.get("erratum") and word == "violated" else "")
+    text += " !" if c.get("accepted") is False and not c.get("error") else ""
+    return Cell(html.escape(text), f"verdict {word}" + (" outside" if starred else ""))
 
 
 def _scope_of(c: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -94,7 +94,7 @@ def test_every_claim_control_plot_and_formula_is_on_the_page(tmp_path: Path) -> 
     doc = _parse(page)
     rows = doc.findall(".//table[@class='claims']/tbody/tr")
     assert [r.findall("td")[0].find("a").text for r in rows] == ["fednmap.theorem8.complexity", "custom.claim<1>"]
-    assert [r.findall("td")[4].text for r in rows] == ["holds*", "violated"]
+    assert [r.findall("td")[4].text for r in rows] == ["holds*", "violated !"]  # ! : not accepted
     assert rows[0].findall("td")[3].text == "verbatim" and rows[1].findall("td")[2].text == "eq. (3)"
     controls = doc.findall(".//table[@class='controls']/tbody/tr")
     assert len(controls) == 1 and controls[0].findall("td")[2].text == "violated"
@@ -169,7 +169,7 @@ def test_verdict_and_scope_classes_are_applied(tmp_path: Path) -> None:
     cells = doc.findall(".//table[@class='claims']/tbody/tr")
     verdict, scope = cells[0].findall("td")[4], cells[0].findall("td")[5]
     assert verdict.get("class") == "verdict holds outside" and scope.get("class") == "scope outside"
-    assert "eta_a 222x" in scope.text
+    assert "eta_a 222x" in scope.find("span").text and scope.find("span").get("title").startswith("outside: eta_hat 4-16x")
     assert cells[1].findall("td")[4].get("class") == "verdict violated"
     css = doc.find(".//style").text
     for cls in (".holds", ".violated", ".inconclusive", ".scope.outside", ".verdict.outside"):

@@ -93,7 +93,8 @@ def test_outside_never_reads_a_bare_holds(tmp_path) -> None:
     assert any("holds*" in line for line in lines) and not any(" holds " in f" {line} " for line in lines[2:4])
     assert "eta_hat 4x" in table and max(len(x) for x in lines) <= 100
     notes = [x for x in lines if x.startswith("fednmap.theorem8: ")]
-    assert len(notes) == 2 and notes[0].endswith("...")  # one line each
+    assert len(notes) == 3 and notes[0].startswith("fednmap.theorem8: scope: outside: eta_hat 4x, eta_a 222x")
+    assert notes[1].endswith("...") and notes[2] == "fednmap.theorem8: second note"  # one line each
     path, _ = write_report(tmp_path, [(spec, res)], {})
     claim = json.loads(path.read_text())["claims"][0]
     assert claim["verdict"] == "holds" and claim["verdict_shown"] == "holds*"
