@@ -58,7 +58,9 @@ class Scope:
         elif self.kind == INSIDE:
             head = f"inside {self.basis}" if self.basis else "inside (no conditions beyond the assumptions)"
             if self.points and self.inside_points < self.points:
-                head += f" at {self.inside_points} of {self.points} points; the others past it ({_factors_text(self.factors)})"
+                others = f"the others past it ({_factors_text(self.factors)})"
+                head += f" at {self.inside_points} of {self.points} points; " + (f"{others}, within {self.certificate}" if self.certificate
+                                                                                   else others)
         else:
             past = f"{_factors_text(self.factors)} past {self.basis}"
             head = f"{self.kind}: {past}" + (f", within {self.certificate}" if self.certificate else "")
@@ -71,7 +73,8 @@ class Scope:
         tag = f" [{self.tag}]" if self.tag else ""
         if self.kind in (CERTIFIED, OUTSIDE) or (self.kind == INSIDE and self.factors):
             if self.kind == INSIDE:
-                return f"inside at {self.inside_points} of {self.points} points (others: {_factors_text(self.factors)}){tag}"
+                others = "others certified" if self.certificate else "others"
+                return f"inside at {self.inside_points} of {self.points} points ({others}: {_factors_text(self.factors)}){tag}"
             return f"{self.kind} ({_factors_text(self.factors)}){tag}"
         return self.kind + tag
 
@@ -280,7 +283,8 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
         return Scope(UNSTATED, basis=basis, points=len(points), caveat=caveat, tag=tag,
                      reason=f"no value recorded for {', '.join(sorted(missing))} ({basis})")
     if not fac or inside > 0:
-        return Scope(INSIDE, basis=basis, factors=fac, points=len(points), inside_points=inside, caveat=caveat, tag=tag)
+        cert = str(certs[0]) if certs and all(certs) else ""
+        return Scope(INSIDE, basis=basis, factors=fac, points=len(points), inside_points=inside, caveat=caveat, tag=tag, certificate=cert)
     if certs and all(certs):
         return Scope(CERTIFIED, basis=basis, factors=fac, points=len(points), caveat=caveat, tag=tag, certificate=str(certs[0]))
     return Scope(OUTSIDE, basis=basis, factors=fac, points=len(points), caveat=caveat, tag=tag)

@@ -87,10 +87,11 @@ def _descent(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0, C_c
                          symmetric=symmetric)
 
 
-def _at(rho: float, n: int, Q: int, k: float) -> dict[str, float]:
+def _at(rho: float, n: int, Q: int, k: float, C_0: float = 1.0, C_c: float = 1.0) -> dict[str, float]:
     """The parameters of a grid point for its verdict's scope (``details["at"]``): steps k times Theorem 5's printed ones."""
     st = theorem5_steps(L, rho, Q)
-    return {"L": L, "rho": rho, "n": n, "Q": Q, "m": 1, "gamma": st["gamma"], "eta_hat": k * st["eta_hat"], "eta_a": k * st["eta_a"]}
+    return {"L": L, "rho": rho, "n": n, "Q": Q, "m": 1, "gamma": st["gamma"], "eta_hat": k * st["eta_hat"], "eta_a": k * st["eta_a"],
+            "C_0": C_0, "C_c": C_c}
 
 
 def _label(rho: float, n: int, Q: int, T: int, k: float) -> str:
@@ -167,7 +168,7 @@ def check_largest_step(ctx: CheckContext) -> CheckResult:
         ctx.tick(f"PEP largest step rho={rho:g} n={n} Q={Q} T={T}")
         cert = _descent(rho, n, Q, T, k, C_0, C_c)
         res.verdicts.append(pep_verdict(LARGEST_STEP, _label(rho, n, Q, T, k) + f" (C_0={C_0:g}, C_c={C_c:g})", cert, 1.0,
-                                        k=k, committed=row["value"], at=_at(rho, n, Q, k)))
+                                        k=k, committed=row["value"], at=_at(rho, n, Q, k, C_0, C_c)))
         ks.append(k)
         if not res.negatives:
             bad = _descent(rho, n, Q, T, 2 * k, C_0, C_c)
