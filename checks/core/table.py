@@ -21,8 +21,10 @@ DEFAULT_WIDTH = 80
 MIN_WIDTH = 10
 #: columns are never squeezed below this many characters (a table may then exceed a very small width)
 MIN_COLUMN = 6
-#: a column keeps its longest word whole up to this many characters (claim ids, numbers)
+#: a column keeps its longest word whole up to this many characters (numbers, names); the first column (the ids)
+#: up to MAX_FIRST_FLOOR, and it is squeezed last
 MAX_FLOOR = 32
+MAX_FIRST_FLOOR = 48
 SEP = "  "
 
 
@@ -100,7 +102,8 @@ def _wrap(cell: str, w: int) -> list[str]:
 
 def _floors(cells: list[list[str]], natural: list[int]) -> list[int]:
     longest_word = [max((len(w) for r in cells for w in r[i].split()), default=0) for i in range(len(natural))]
-    return [min(n, max(MIN_COLUMN, min(lw, MAX_FLOOR))) for n, lw in zip(natural, longest_word)]
+    caps = [MAX_FIRST_FLOOR] + [MAX_FLOOR] * (len(natural) - 1)
+    return [min(n, max(MIN_COLUMN, min(lw, cap))) for n, lw, cap in zip(natural, longest_word, caps)]
 
 
 def render_table(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None,
