@@ -55,10 +55,11 @@ def _teeth(v) -> str:
     return "ok" if reason is None else f"not its reason: {reason}"
 
 
-def _table(rows: list[list[str]], header: list[str], width: int | None = None, optional: Sequence[str] = ()) -> str:
+def _table(rows: list[list[str]], header: list[str], width: int | None = None, optional: Sequence[str] = (),
+           whole: Sequence[str] = ()) -> str:
     from fedbounds.checks.core.table import render_table
 
-    return render_table(header, rows, width, optional)
+    return render_table(header, rows, width, optional, whole)
 
 
 def _fill(text: str, width: int) -> str:
@@ -120,7 +121,7 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
         rows.append([spec.check_id, f"{label} [{status}]", verdict, "-" if res.error else res.scope_info().short,
                      format_slack(res.worst_slack), format_tightness(res.tightness), str(len(res.instances))])
     text = _table(rows, ["claim", "paper label [status]", "verdict", "scope", "worst slack", "tightness", "inst."], w,
-                  optional=["inst.", "paper label [status]"])
+                  optional=["inst.", "paper label [status]"], whole=["verdict"])
     text += "\n" + _fill("(*: the evidence lies only outside the claim's hypotheses, see scope; !: not accepted)", w)
     notes = [_one_line(f"{spec.check_id}: {note}", w) for spec, res in pairs
              for note in ([] if res.error else [f"scope: {res.scope_info().text}"]) + res.notes]
@@ -134,7 +135,8 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
                              "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
         text += "\n\nNegative controls (each must be violated):\n"
-        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"], w, optional=["slack", "violated at"])
+        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"], w, optional=["slack", "violated at"],
+                       whole=["verdict"])
     pep_rows = _pep_rows(pairs)
     if pep_rows:
         text += "\n\n" + _fill("PEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):", w) + "\n"
