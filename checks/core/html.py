@@ -221,10 +221,10 @@ def _read(out_dir: Path, name: str) -> bytes | None:
         return None
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
+_CSS = """body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;color:#222;line-height:1.4}
 h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
-th{background:#f0f0f0}th[title]{text-decoration:underline dotted;cursor:help}
+th{background:#f0f0f0}table.claims td:nth-child(2){max-width:22em}th[title]{text-decoration:underline dotted;cursor:help}
 .verdict{font-weight:bold}.holds{color:#05640f;background:#e7f6e9}.violated{color:#a30000;background:#fde8e8}
 .inconclusive{color:#7a5300;background:#fff5d6}.error{color:#fff;background:#a30000}
 .verdict.outside{color:#6b4a00;background:#fff0c2}.scope.inside{color:#05640f}.scope.certified{color:#0b4f8a}
@@ -286,7 +286,7 @@ def _legend() -> str:
 def _contents(claims: list[Mapping[str, Any]], extra: Sequence[tuple[str, str]]) -> str:
     items = "".join(
         f'<li><a href="#{html.escape(_anchor(str(c.get("check_id"))))}">{html.escape(str(c.get("check_id")))}</a> '
-        f'<span class="badge {html.escape(_verdict_cell(c).cls)}">{html.escape(str(c.get("verdict_shown") or c.get("verdict")))}</span>'
+        f'<span class="badge {html.escape(_verdict_cell(c).cls)}">{_verdict_cell(c)}</span>'
         f"</li>"
         for c in claims
     )
@@ -297,8 +297,9 @@ def _contents(claims: list[Mapping[str, Any]], extra: Sequence[tuple[str, str]])
 def _summary(report: Mapping[str, Any], claims: list[Mapping[str, Any]]) -> str:
     counts: dict[str, tuple[int, str]] = {}
     for c in claims:
-        w = str(c.get("verdict_shown") or c.get("verdict"))
-        counts[w] = (counts.get(w, (0, ""))[0] + 1, _verdict_cell(c).cls)
+        cell = _verdict_cell(c)
+        w = html.unescape(str(cell))
+        counts[w] = (counts.get(w, (0, ""))[0] + 1, cell.cls)
     parts = " ".join(f'<span class="badge {html.escape(cls)}">{html.escape(w)}: {n}</span>' for w, (n, cls) in sorted(counts.items()))
     passed = ""
     if "passed" in report:
