@@ -126,16 +126,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
     from fedbounds.checks.core.html import write_index_html
-    from fedbounds.checks.core.report import format_table, write_report
+    from fedbounds.checks.core.report import format_table, run_metadata, write_report
 
+    started = run_metadata()  # the commit and date the run starts from
     t0 = time.perf_counter()
     pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress)
     elapsed = time.perf_counter() - t0
     ok = all(spec.accepts(res) for spec, res in pairs)
-    from fedbounds.checks.core.report import run_metadata
-
     meta = {
-        **run_metadata(),
+        **started,
         "profile": profile.to_dict(),
         "seed": int(args.seed),
         "elapsed_s": elapsed,
