@@ -109,14 +109,19 @@ def at_values(values: Mapping[Any, Any]) -> dict[str, float]:
     return out
 
 
-def _symbol_values(at: Mapping[str, Any]) -> dict[sp.Symbol, float]:
+def _symbol_values(at: Mapping[str, Any], symbols: Iterable[sp.Symbol]) -> dict[sp.Symbol, float]:
+    """The values in ``at`` of ``symbols``, looked up by the symbol's name or any Python name the theory gives it
+    (``eta_hat`` or ``etahat``); a new paper's own symbols by their names."""
     from fedbounds.theory.core import symbols as S
 
     vals: dict[sp.Symbol, float] = {}
-    for name, value in at.items():
-        sym = S.BY_NAME.get(str(name))
-        if sym is not None and isinstance(value, int | float) and not isinstance(value, bool):
-            vals[sym] = float(value)
+    for sym in symbols:
+        names = [sym.name, *(k for k, v in S.BY_NAME.items() if v == sym)]
+        for name in names:
+            value = at.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                vals[sym] = float(value)
+                break
     return vals
 
 
@@ -129,6 +134,7 @@ def _hyp_name(h: sp.Basic) -> str:
         for py, sym in S.BY_NAME.items():
             if sym == lhs and py.isidentifier():
                 return py
+        return lhs.name
     return text(h)
 
 
@@ -136,11 +142,11 @@ def hypothesis_ratios(hypotheses: Iterable[sp.Basic], at: Mapping[str, Any]) -> 
     """Each relation's ratio at ``at``: left / right for ``a <= b`` and ``a < b`` (right / left for ``>=``, ``>``),
     so a ratio <= 1 meets it and 4.0 means "4x past"; an equality gives left / right too. None where a symbol has
     no value (or the ratio is undefined)."""
-    vals = _symbol_values(at)
     out: dict[str, float | None] = {}
     for h in hypotheses:
         if not isinstance(h, sp.core.relational.Relational):
             continue
+        vals = _symbol_values(at, h.free_symbols)
         name = _hyp_name(h)
         if not h.free_symbols <= set(vals):
             out[name] = None
@@ -204,15 +210,13 @@ def _step_hypotheses(claim) -> tuple[tuple[sp.Basic, ...], str, str]:
 
 def _points(verdicts: Iterable[Any]) -> list[tuple[dict[str, Any], Any]]:
     """(parameter point, verdict) pairs: each verdict's ``details["at"]`` (one point or a list); where a verdict has
-    none, the entries of its details named like a theory symbol (``gamma``, ``rho``, ``eta_hat``...) with a number."""
-    from fedbounds.theory.core import symbols as S
-
+    none, its details' entries with a number as value (used where named like a hypothesis' symbol: ``gamma``...)."""
     pts: list[tuple[dict[str, Any], Any]] = []
     for v in verdicts:
         details = v.details if isinstance(v.details, Mapping) else {}
         at = details.get("at")
         if at is None:
-            at = {k: x for k, x in details.items() if k in S.BY_NAME and isinstance(x, int | float) and not isinstance(x, bool)} or None
+            at = {k: x for k, x in details.items() if isinstance(x, int | float) and not isinstance(x, bool)} or None
         if isinstance(at, Mapping):
             pts.append((dict(at), v))
         elif isinstance(at, Sequence) and not isinstance(at, str):

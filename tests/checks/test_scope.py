@@ -112,3 +112,11 @@ def test_the_checks_record_their_parameters() -> None:
     assert '"at": at_values(values)' in inspect.getsource(fn._theorem8_instance)
     assert "with_details(at=" in inspect.getsource(speedup)
     assert "at=_ds_at(" in inspect.getsource(ds.check_theorem5_3) and "scope_caveat" in inspect.getsource(ds.check_theorem5_3)
+
+
+def test_a_new_paper_s_own_symbols_are_found_by_name() -> None:
+    import sympy as sp
+
+    eta, L = sp.Symbol("eta_new", positive=True), sp.Symbol("L_new", positive=True)
+    assert hypothesis_ratios([eta <= 1 / L], {"eta_new": 0.5, "L_new": 4.0}) == {"eta_new": pytest.approx(2.0)}
+    assert hypothesis_ratios([eta <= 1 / L], {"eta_new": 0.25, "L_new": 4.0}) == {"eta_new": pytest.approx(1.0)}
