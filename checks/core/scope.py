@@ -271,9 +271,13 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
     inside = 0
     certs: list[str | None] = []
     missing: set[str] = set()
+    evaluated = 0
     for p, verdict in points:
         ratios = hypothesis_ratios(hyps, p)
         missing |= {k for k, r in ratios.items() if r is None}
+        if all(r is None for r in ratios.values()):
+            continue  # nothing of the hypotheses recorded at this verdict: not a point of the scope
+        evaluated += 1
         broken = {k: r for k, r in ratios.items() if r is not None and r > 1 + BOUNDARY_RTOL}
         if not broken:
             inside += 1 if not any(r is None for r in ratios.values()) else 0
@@ -284,14 +288,14 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
         certs.append(_own_certificate(verdict) or _certified(check_id, p, ratios))
     fac = {k: (v[0], v[1]) for k, v in factors.items()}
     if missing and not fac and inside == 0:
-        return Scope(UNSTATED, basis=basis, points=len(points), caveat=caveat, tag=tag,
+        return Scope(UNSTATED, basis=basis, points=evaluated, caveat=caveat, tag=tag,
                      reason=f"no value recorded for {', '.join(sorted(missing))} ({basis})")
     if not fac or inside > 0:
         cert = str(certs[0]) if certs and all(certs) else ""
-        return Scope(INSIDE, basis=basis, factors=fac, points=len(points), inside_points=inside, caveat=caveat, tag=tag, certificate=cert)
+        return Scope(INSIDE, basis=basis, factors=fac, points=evaluated, inside_points=inside, caveat=caveat, tag=tag, certificate=cert)
     if certs and all(certs):
-        return Scope(CERTIFIED, basis=basis, factors=fac, points=len(points), caveat=caveat, tag=tag, certificate=str(certs[0]))
-    return Scope(OUTSIDE, basis=basis, factors=fac, points=len(points), caveat=caveat, tag=tag)
+        return Scope(CERTIFIED, basis=basis, factors=fac, points=evaluated, caveat=caveat, tag=tag, certificate=str(certs[0]))
+    return Scope(OUTSIDE, basis=basis, factors=fac, points=evaluated, caveat=caveat, tag=tag)
 
 
 def scoped_verdict(verdict: str, scope: Scope | Mapping[str, Any] | None) -> str:
