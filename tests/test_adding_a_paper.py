@@ -41,6 +41,8 @@ def test_the_check_runs_holds_and_its_control_fires(tmp_path: Path) -> None:
     (result,) = report["claims"]
     assert result["check_id"] == "textbook.theorem3_1"
     assert result["verdict"] == "holds" and result["status"] == "verbatim"
+    # its scope is computed from the paper's own hypothesis eta <= 1/L at the recorded step (docs/adding-a-paper.md §3)
+    assert result["scope"]["kind"] == "inside" and result["scope"]["points"] == 1 and result["verdict_shown"] == "holds"
     (neg,) = result["negatives"]
     assert neg["status"] == "violated"
     assert neg["details"]["control_record"]["changed"] == "bound"

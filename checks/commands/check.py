@@ -32,6 +32,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output folder for report.json and plots (default: reports/)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="base seed of every Monte Carlo run (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from fedbounds.checks.core.table import add_width_option
+
+    add_width_option(parser)
 
 
 def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) -> list[tuple[CheckSpec, CheckResult]]:
@@ -115,13 +118,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
     from fedbounds.checks.core.html import write_index_html
-    from fedbounds.checks.core.report import format_table, write_report
+    from fedbounds.checks.core.report import format_table, run_metadata, write_report
 
+    started = run_metadata()  # the commit and date the run starts from
     t0 = time.perf_counter()
     pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress)
     elapsed = time.perf_counter() - t0
     ok = all(spec.accepts(res) for spec, res in pairs)
     meta = {
+        **started,
         "profile": profile.to_dict(),
         "seed": int(args.seed),
         "elapsed_s": elapsed,
@@ -131,7 +136,7 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     write_report(tmp, pairs, meta)
     write_index_html(tmp, json.loads((tmp / "report.json").read_text(encoding="utf-8")))
     json_path, pngs = install(tmp, out)
-    print(format_table(pairs))
+    print(format_table(pairs, getattr(args, "width", None)))
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")

@@ -98,7 +98,9 @@ def function_of(expr: sp.Basic, symbol: sp.Symbol, values: Mapping[sp.Symbol, fl
 
 def latex(expr: sp.Basic) -> str:
     """LaTeX of a theory expression, with the symbols' LaTeX names from :mod:`fedbounds.theory.core.symbols`."""
-    return sp.latex(expr, symbol_names=getattr(_symbols, "LATEX_NAMES", {}))
+    from fedbounds.theory.core.printing import latex as _latex
+
+    return _latex(expr, getattr(_symbols, "LATEX_NAMES", {}))
 
 
 def substitute(expr: sp.Basic, values: Mapping[sp.Symbol, float]) -> sp.Basic:

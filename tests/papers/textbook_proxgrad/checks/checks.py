@@ -28,7 +28,8 @@ def check_theorem3_1(ctx: CheckContext) -> CheckResult:
     D2 = float(np.sum((x0 - sol.x_star) ** 2))
     bound = np.array([evaluate(F.rate_bound, {F.L: L, F.D2: D2, F.T: int(t)}) for t in ts])
     res = CheckResult("textbook.theorem3_1")
-    res.verdicts.append(compare("textbook.theorem3_1", "lasso, exact gradients", observed, bound, exact=True))
+    res.verdicts.append(compare("textbook.theorem3_1", "lasso, exact gradients", observed, bound, exact=True,
+                                details={"at": {"eta": 1.0 / L, "L": L}}))  # the scope: eta <= 1/L evaluated here
     ratios = observed / bound
     worst = int(np.argmax(ratios))
     scale = calibrated_scale(float(ratios[worst]))
