@@ -619,9 +619,17 @@ class RoundsNeeded:
     o_expression: sp.Basic | None = None
     #: where ``flag == "unreachable"``: step sizes (and window) at which the bound's floor is below epsilon
     suggestion: dict[str, float] | None = None
+    #: where ``flag == "symbolic"``: the rounds at stated reference values of the unknown constants
+    #: (``reference``, each named with where it comes from in ``reference_note``)
+    reference_rounds: int | None = None
+    reference: dict[str, float] | None = None
+    reference_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "reference_rounds": self.reference_rounds,
+            "reference": self.reference,
+            "reference_note": self.reference_note,
             "suggestion": self.suggestion,
             "epsilon": self.epsilon,
             "horizon_name": self.horizon_name,
@@ -811,6 +819,8 @@ class Param:
     cap: sp.Expr | None = None
     required_message: str = ""
     help: str = ""
+    #: the command-line flag (default ``--`` + the name with ``_`` as ``-``: ``eta_a`` -> ``--eta-a``)
+    flag: str = ""
 
     def allowed(self) -> str:
         """The allowed range in words: ``> 0``, ``>= 0``, ``an integer >= 1``."""
@@ -819,6 +829,12 @@ class Param:
     def keys(self) -> tuple[str, ...]:
         """The input names that set this parameter (``sigma`` and ``sigma2`` for the noise variance)."""
         return ("sigma", "sigma2") if self.domain == "sigma2" else (self.name,)
+
+    def flags(self) -> tuple[tuple[str, str], ...]:
+        """``(flag, input name)`` pairs for the command line (``fedbounds feasible`` builds its options from them)."""
+        if self.domain == "sigma2":
+            return (("--sigma", "sigma"), ("--sigma2", "sigma2"))
+        return ((self.flag or "--" + self.name.replace("_", "-"), self.name),)
 
     def check(self, values: Mapping[str, Any]) -> float:
         """The validated value from ``values`` (ValueError naming the parameter and its range)."""
@@ -954,6 +970,12 @@ class TheoremSpec:
     accepts_problem: bool = False
     implied_rel_tol: float = 0.0
     binding_ties: str = "first"
+    #: yes/no facts about the problem (``(name, help)``), passed as ``problem`` (FedNMap's Table 1 class)
+    problem_flags: tuple[tuple[str, str], ...] = ()
+    #: the plot's default plane (two of ``region_symbols``)
+    default_axes: tuple[str, str] | None = None
+    #: one line for ``fedbounds feasible --help``: what the theorem says and where it is documented
+    summary: str = ""
 
     def param(self, name: str) -> Param | None:
         """The constant or parameter called ``name``."""

@@ -45,6 +45,7 @@ from fedbounds.theory.core.feasibility import (
     last_true,
     meets_upper,
     round_inward,
+    smallest_integer,
     substitute,
     value_or_expr,
 )
@@ -217,10 +218,107 @@ def _given_steps(pt: Point) -> tuple[float | None, float | None, float | None]:
     return ea, es, eh
 
 
-def _window(pt: Point, ea: float | None, eh: float | None) -> tuple[int, str]:
-    """The window m: given, else the largest that the given step sizes admit, else 1."""
+#: reference values of Theorem 8's lost constants: used only to choose the window m and to give the rounds as a
+#: number beside their exact expression in C_0 and E[L_0] (each replaced by the value given, when given)
+REFERENCE: dict[str, float] = {"C_0": 1.0, "EL_0": 1.0}
+REFERENCE_NOTE = (
+    "C_0 = 1: the Lyapunov constant the PEP certifies at the printed steps (claim fednmap.pep.lyapunov_constants, "
+    "docs/fednmap-reconstruction.md §10.3); E[L_0] = 1: a unit initial Lyapunov gap, in the units of epsilon "
+    "(give --C0 and --EL0 for your problem)"
+)
+_WINDOW_NOTE = "m is the analysis window, not an algorithm parameter; --m fixes it"
+
+
+def _reference_env(pt: Point, env: Mapping[sp.Symbol, float]) -> dict[sp.Symbol, float]:
+    """``env`` with C_0 and E[L_0] set to :data:`REFERENCE` where not given."""
+    out = dict(env)
+    out.setdefault(C_0, REFERENCE["C_0"])
+    out.setdefault(EL_0, REFERENCE["EL_0"])
+    return out
+
+
+def _env_at_window(pt: Point, mm: int, ea: float | None) -> dict[sp.Symbol, float]:
+    """The point at window ``mm``: eta_hat at its largest (Theorem 5), eta_a as given or at its largest."""
+    e = {**pt.env, m: float(mm)}
+    e[eta_hat] = round_inward(evaluate(core.theorem5_eta_hat_max, e))
+    e[eta_a] = ea if ea is not None else round_inward(evaluate(core.theorem5_eta_a_max, e))
+    return _reference_env(pt, e)
+
+
+def _rounds_at(e: Mapping[sp.Symbol, float], eps: float) -> float:
+    """Theorem 8's horizon (real) at which the bound reaches ``eps``: the transient at epsilon - floor (inf if the
+    floor is not below epsilon); from the formulas' expressions solved by sympy (:func:`_transient_rounds`)."""
+    floor = evaluate(core.theorem8_floor, e)
+    if not floor < eps:
+        return math.inf
+    gap, sol = _transient_rounds()
+    return max(evaluate(sol, {**e, gap: eps - floor}), 0.0)
+
+
+def argmin_integer(f: Any, lo: int, cap: int | None = None) -> int:
+    """The integer k in [lo, cap] minimising ``f``, for ``f`` quasi-convex (decreasing, then increasing):
+    galloping from ``lo`` to bracket the minimum, then ternary search (integer arithmetic)."""
+    cache: dict[int, float] = {}
+
+    def g(k: int) -> float:
+        if k not in cache:
+            cache[k] = f(k)
+        return cache[k]
+
+    top = cap if cap is not None else 2**62
+    if lo >= top or g(lo + 1) >= g(lo):
+        return lo
+    prev, cur, step = lo, lo + 1, 1
+    while True:
+        nxt = min(cur + 2 * step, top)
+        step *= 2
+        if nxt == cur or g(nxt) >= g(cur):
+            break
+        prev, cur = cur, nxt
+    a, b = prev, nxt
+    while b - a > 2:
+        m1, m2 = (2 * a + b) // 3, (a + 2 * b) // 3
+        if g(m1) <= g(m2):
+            b = m2
+        else:
+            a = m1
+    return min(range(a, b + 1), key=g)
+
+
+def _best_window(pt: Point, ea: float | None) -> tuple[int, str] | None:
+    """Theorem 8's window m minimising the rounds to reach epsilon (else, with a horizon T, the bound at T), eta_hat
+    and eta_a at their largest at each m; None when there is nothing to minimise (Theorem 5, or no epsilon or T)."""
+    if pt.spec.name != "fednmap.theorem8" or (pt.eps is None and pt.horizon is None):
+        return None
+    cap = _largest_m("m_eta_a", {**pt.env, eta_a: ea}, eta_a) if ea is not None else None
+    if cap is not None and cap < 1:
+        return None
+    if pt.eps is not None:
+        eps = float(pt.eps)
+        floor = lambda k: evaluate(core.theorem8_floor, _env_at_window(pt, k, ea))  # noqa: E731
+        hint = max(1, math.floor(floor(1) / eps))
+        lo = first_true(lambda k: floor(k) < eps, hint, floor=1, limit=cap)
+        if lo is None:  # a given eta_a keeps the drift term above epsilon: the largest window minimises the floor
+            return int(cap), f"m = {cap}: the largest window eta_a admits (it minimises the floor; {_WINDOW_NOTE})"  # type: ignore[arg-type]
+        best = argmin_integer(lambda k: _rounds_at(_env_at_window(pt, k, ea), eps), lo, cap)
+        return best, f"m = {best} chosen: minimises T to reach epsilon ({_WINDOW_NOTE})"
+    horizon = float(pt.horizon)  # type: ignore[arg-type]
+    best = argmin_integer(lambda k: evaluate(core.theorem8_bound, {**_env_at_window(pt, k, ea), T: horizon}), 1, cap)
+    return best, f"m = {best} chosen: minimises the bound at T = {pt.horizon} ({_WINDOW_NOTE})"
+
+
+def _window(pt: Point, ea: float | None, eh: float | None, es: float | None = None) -> tuple[int, str]:
+    """The window m: given; else the largest that a given eta_hat admits; else (Theorem 8, with --epsilon or --T)
+    the one minimising the rounds (:func:`_best_window`); else 1."""
     if "m" in pt.params:
         return int(pt.params["m"]), "given"
+    if eh is None and es is None:
+        best = _best_window(pt, ea)
+        if best is not None:
+            return best
+        if pt.spec.name == "fednmap.theorem5":
+            return 1, "m = 1: Theorem 5's rate does not involve m, and m = 1 gives the largest steps"
+        return 1, "m = 1: no --epsilon or --T to choose it by (m = 1 gives the largest steps)"
     if eh is None:
         return 1, "default m = 1"
     mm = _largest_m("m_eta_hat", {**pt.env, eta_hat: eh}, eta_hat)
@@ -237,7 +335,7 @@ def choose_point(pt: Point) -> None:
     s["gamma_max"] = round_inward(evaluate(core.theorem5_gamma_max, env))
     env[gamma] = g = pt.params.get("gamma", s["gamma_max"])
     ea, es, eh = _given_steps(pt)
-    mm, source = _window(pt, ea, eh)
+    mm, source = _window(pt, ea, eh, es)
     env[m] = mm
     s.update(gamma=g, m=mm, m_source=source)
     s["eta_hat_max"] = round_inward(evaluate(core.theorem5_eta_hat_max, env))
@@ -283,6 +381,9 @@ def _symbolic_rounds(pt: Point, eps: float) -> RoundsNeeded:
     floor = pt.guarantee.floor  # type: ignore[union-attr]
     expr = sp.N(sol.xreplace({gap: sp.Float(eps - floor), **{k: sp.Float(v) for k, v in pt.env.items()}}), 12)
     o_expr = substitute(core.theorem8_complexity, {**pt.env, epsilon: eps})
+    ref_env = _reference_env(pt, pt.env)
+    ref = smallest_integer(lambda t: evaluate(core.theorem8_bound, {**ref_env, T: t}) <= eps)
+    given = {k for k in ("C_0", "EL_0") if k in pt.consts}
     return RoundsNeeded(
         eps,
         "T",
@@ -291,6 +392,9 @@ def _symbolic_rounds(pt: Point, eps: float) -> RoundsNeeded:
         expression=expr,
         message=f"exact in the unknown C_0, E[L_0]: T >= {expr}; Õ-complexity (constants lost) ≈ {value_or_expr(o_expr)}",
         o_expression=o_expr,
+        reference_rounds=ref,
+        reference={k: ref_env[s] for k, s in (("C_0", C_0), ("EL_0", EL_0)) if k not in given},
+        reference_note=REFERENCE_NOTE,
     )
 
 
