@@ -90,10 +90,11 @@ def _constants(mu_required: bool) -> tuple[Param, ...]:
         Param("rho", rho, "nonnegative", required=True, help="weak-convexity modulus of phi (Assumption 3)"),
         Param("n", n, "integer", required=True, help="number of clients"),
         Param("Q", Q, "integer", required=True, help="local steps per round"),
-        Param("sigma2", sigma2, "sigma2", help="gradient-noise variance (Assumption 1)"),
-        Param("mu", mu, "positive", required=mu_required, required_message=_MU_REQUIRED, help="proximal-PL constant"),
-        Param("C_0", C_0, "nonnegative", help="Theorem 8's Lyapunov constant (lost with the text)"),
-        Param("EL_0", EL_0, "nonnegative", help="Theorem 8's E[L_0] (lost with the text)"),
+        Param("sigma2", sigma2, "sigma2", help="gradient noise: --sigma its standard deviation, or --sigma2 its variance (Assumption 1)"),
+        Param("mu", mu, "positive", required=mu_required, required_message=_MU_REQUIRED,
+              help="proximal-PL constant (Assumption 4), in (0, L]; selects Theorem 8 for 'fednmap'"),
+        Param("C_0", C_0, "nonnegative", flag="--C0", help="Theorem 8's Lyapunov constant C_0, if known (lost with the text)"),
+        Param("EL_0", EL_0, "nonnegative", flag="--EL0", help="Theorem 8's initial Lyapunov value E[L_0], if known (lost with the text)"),
         Param("Delta_f", Delta_f, "nonnegative", help="f(x_0) - f* (Theorem 5's complexity)"),
         Param("grad0_sq", grad0_sq, "nonnegative", help="(1/n) sum_i ||grad f_i(x_0)||^2"),
         Param("zeta2", zeta2, "nonnegative", help="heterogeneity bound zeta^2 (Table 1)"),
@@ -101,12 +102,13 @@ def _constants(mu_required: bool) -> tuple[Param, ...]:
 
 
 PARAMS = (
-    Param("gamma", gamma, "positive", cap=1 / rho, help="prox parameter, in (0, 1/rho)"),
-    Param("eta_a", eta_a, "positive", help="client step"),
-    Param("eta_s", eta_s, "positive", help="server step"),
-    Param("eta_hat", eta_hat, "positive", help="effective step etahat = eta_s eta_a Q"),
-    Param("m", m, "integer", help="multistep window (analysis parameter)"),
-    Param("T", T, "integer", horizon=True, help="horizon (rounds)"),
+    Param("gamma", gamma, "positive", cap=1 / rho, help="prox parameter, in (0, 1/rho); default: its largest admissible value"),
+    Param("eta_a", eta_a, "positive", help="client step; default: its largest admissible value"),
+    Param("eta_s", eta_s, "positive", help="server step (etahat = eta_s eta_a Q)"),
+    Param("eta_hat", eta_hat, "positive", help="effective step etahat = eta_s eta_a Q (instead of --eta-s)"),
+    Param("m", m, "integer", help="analysis window m >= 1 (not an algorithm parameter); default: chosen to minimise "
+          "the rounds to --epsilon (Theorem 8), else the largest a given --eta-hat admits, else 1"),
+    Param("T", T, "integer", horizon=True, help="horizon (rounds) at which to evaluate the guarantee"),
 )
 
 
@@ -129,6 +131,16 @@ def _gamma_below_1_over_rho(pt: Point) -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 _NOT_GIVEN = "not given: set to its largest admissible value"
+#: the yes/no facts of Table 1's problem class (``ProblemClass``), as command-line switches
+PROBLEM_FLAGS = (
+    ("convex", "f is convex"),
+    ("strongly_convex", "f is strongly convex"),
+    ("pl", "psi satisfies the proximal-PL inequality (implied by --mu)"),
+    ("quadratic", "every f_i is quadratic"),
+    ("bounded_heterogeneity", "||grad f_i - grad f||^2 <= zeta^2 everywhere"),
+    ("bounded_iterates", "the iterates stay bounded"),
+    ("bounded_subgradients", "bounded subgradients of psi (B_psi)"),
+)
 _IMPLIED = (gamma, eta_a, eta_s, m)
 
 CONDITIONS = (
@@ -423,8 +435,9 @@ def _hint(pt: Point, eps: float) -> tuple[str, dict[str, float] | None]:
 _UNKNOWN_8 = "C_0 and E[L_0] are lost with the text (Lyapunov constant, initial Lyapunov value)"
 _LOST_5 = "Theorem 5's bound is lost with the text: only its rate (Table 1) is known, its constants are not"
 _NOTES = (
-    "etahat = eta_s eta_a Q is a high-confidence reconstruction (reconstruction note 2.4)",
-    "m is the analysis window (not an algorithm parameter); larger m shrinks the variance term but also etahat_max",
+    "etahat = eta_s eta_a Q is a high-confidence reconstruction (docs/fednmap-reconstruction.md §2.4)",
+    "m is the analysis window (not an algorithm parameter); larger m shrinks the variance term but also etahat_max "
+    "(docs/fednmap-reconstruction.md §4.2)",
 )
 
 THEOREM8 = TheoremSpec(
@@ -455,7 +468,7 @@ THEOREM8 = TheoremSpec(
     ),
     aliases=("fednmap",),
     alias_when="mu",
-    notes=(*_NOTES, "Theorem 8's own step-size conditions are lost; Theorem 5's are used (reconstruction note 4)"),
+    notes=(*_NOTES, "Theorem 8's own step-size conditions are lost; Theorem 5's are used (docs/fednmap-reconstruction.md §4.2)"),
     checks=(_mu_at_most_L, _gamma_below_1_over_rho),
     choose=choose_point,
     finish=(_table1,),
@@ -464,6 +477,9 @@ THEOREM8 = TheoremSpec(
     region_links=(("eta_s", eta_hat, core.eta_hat_definition),),
     accepts_problem=True,
     implied_rel_tol=1e-12,
+    problem_flags=PROBLEM_FLAGS,
+    default_axes=("eta_a", "eta_hat"),
+    summary="FedNMap Theorem 8 (proximal PL, with --mu) or Theorem 5 (nonconvex); docs/fednmap-reconstruction.md §4",
 )
 
 THEOREM5 = replace(
