@@ -81,7 +81,8 @@ CONSTANTS = (
     Param("B", B, "positive", required=True, help="dissimilarity constant B of (8)"),
     Param("G_r", G_r, "nonnegative", default=0.0, help="bound on ||grad r|| (A3)"),
     Param("sigma2", sigma2, "sigma2", help="fairness-gradient noise: --sigma its standard deviation, or --sigma2 its variance (9)"),
-    Param("rho", rho_f, "nonnegative", default="L_f", default_note=_RHO_NOTE, help="weak-convexity modulus of the f_i (A1(ii)); default L_f"),
+    Param("rho", rho_f, "nonnegative", default="L_f", default_note=_RHO_NOTE,
+          help="weak-convexity modulus of the f_i (A1(ii)); default L_f"),
     Param("Delta_0", Delta_0, "nonnegative", flag="--Delta0", help="F(x^0) - F*, if known"),
 )
 PARAMS = (
@@ -178,7 +179,8 @@ def _choose_common(pt: Point) -> None:
         cg, cg_source = pt.params["c_gamma"], "given"
     else:
         cg = evaluate(core.exact_prox_gamma / eta, {**env, eta: eta_max})
-        cg_source = "not given: the ratio gamma/eta of an exact local prox at eta_max (exact_prox_gamma, docs/ds-fedproxgrad-notes.md §1.5(4))"
+        cg_source = ("not given: the ratio gamma/eta of an exact local prox at eta_max (exact_prox_gamma, "
+                     "docs/ds-fedproxgrad-notes.md §1.5(4))")
     env[c_gamma] = cg
     thr = evaluate(core.absorption_gamma_max, env)
     eta_abs = math.inf if cg == 0 else evaluate(_solved()["eta_absorption"], env)
@@ -386,7 +388,8 @@ def theorem5_3_guarantee(pt: Point) -> Guarantee:
         total=0.0,
         floor=0.0,
         flag="exact",
-        note="Theorem 5.3 is asymptotic (liminf, no rate); the finite-R term is the decaying-schedule bound (derived: docs/ds-fedproxgrad-notes.md §1.6)",
+        note="Theorem 5.3 is asymptotic (liminf, no rate); the finite-R term is the decaying-schedule bound "
+        "(derived: docs/ds-fedproxgrad-notes.md §1.6)",
     )
 
 
