@@ -250,7 +250,7 @@ def fit(lines: list[str], width: int) -> list[str]:
             out.append(ln)
             continue
         indent = " " * (len(ln) - len(ln.lstrip()))
-        out += textwrap.wrap(ln, width, subsequent_indent=indent + "    ", break_on_hyphens=False, break_long_words=True)
+        out += textwrap.wrap(ln, width, subsequent_indent=indent + "    ", break_on_hyphens=False, break_long_words=False)
     return out
 
 
