@@ -284,9 +284,17 @@ def _conditions_text(result: Any, width: int | None = None) -> list[str]:
     return out
 
 
+def _short(expr: Any) -> str:
+    """A formula with its numbers to 6 significant digits, as terminal text."""
+    import sympy as sp
+    from fedbounds.theory.core.feasibility import text
+
+    return text(sp.N(expr, 6)) if isinstance(expr, sp.Basic) else str(expr)
+
+
 def answer_lines(result: Any) -> list[str]:
     """The answer first: admissible or not, the steps at the point (and how the window was chosen), the rounds."""
-    from fedbounds.theory.core.feasibility import text
+    text = _short
 
     failing = [c.name for c in result.conditions if c.required and c.meets is False]
     verdict = "admissible" if result.admissible else f"NOT ADMISSIBLE (fails {', '.join(failing) or 'a condition'})"
@@ -347,7 +355,7 @@ def _guarantee_text(result: Any) -> list[str]:
         head = f"{g.quantity} {g.relation} sum of the terms below"
     out.append(f"Guarantee [{g.claim}]: {head}{hz}")
     for t in g.terms:
-        val = _fmt(t.value) if t.value is not None else str(t.expression)
+        val = _fmt(t.value) if t.value is not None else _short(t.expression)
         flag = {"exact": "", "O": "   [O-term: constants lost]", "unknown": f"   [unknown: {', '.join(t.unknowns)}]"}.get(t.flag, t.flag)
         out.append(f"  {t.name:<58} {val}{flag}")
     if g.total is not None:
@@ -355,7 +363,7 @@ def _guarantee_text(result: Any) -> list[str]:
     if g.floor is not None:
         out.append(f"  {'floor (horizon -> infinity)':<58} {_fmt(g.floor)}")
     for t in g.extra_terms:
-        val = _fmt(t.value) if t.value is not None else str(t.expression)
+        val = _fmt(t.value) if t.value is not None else _short(t.expression)
         out.append(f"  {t.name:<58} {val}")
     if g.note:
         out.append(f"  note: {g.note}")
