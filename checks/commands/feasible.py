@@ -51,6 +51,24 @@ def _groups() -> dict[str, list[Any]]:
     return groups
 
 
+def _certifiers() -> dict[str, Any]:
+    """theorem -> the checks-layer module that can certify its steps now (a paper's ``feasibility_pep``, optional)."""
+    import importlib
+
+    from fedbounds.checks.registry import PAPER_PACKAGES
+
+    out: dict[str, Any] = {}
+    for package in PAPER_PACKAGES:
+        try:
+            module = importlib.import_module(f"{package}.feasibility_pep")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.feasibility_pep":
+                raise
+            continue
+        out.update(dict.fromkeys(getattr(module, "THEOREMS", ()), module))
+    return out
+
+
 def _add_output_options(p: argparse.ArgumentParser, default_axes: str | None) -> None:
     p.add_argument("--epsilon", type=float, default=None, help="target accuracy (> 0): report the rounds needed to reach it")
     out = p.add_mutually_exclusive_group()
@@ -77,6 +95,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     sub = parser.add_subparsers(dest="theorem", required=True, metavar="THEOREM", parser_class=type(parser))
     taken: set[str] = set()
+    certifiers = _certifiers()
     for key, specs in _groups().items():
         aliases = [a for a in dict.fromkeys([s.name for s in specs] + [a for s in specs for a in s.aliases]) if a != key and a not in taken]
         taken.update([key, *aliases])
@@ -101,6 +120,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                    default=None, help=text)
         axes = next((",".join(s.default_axes) for s in specs if s.default_axes), None)
         _add_output_options(p, axes)
+        if any(s.name in certifiers for s in specs):
+            p.add_argument("--pep-certify", action="store_true",
+                           help="certify the PEP steps now at this n (client-symmetric block form: its size does not depend "
+                                "on n) where the committed grid does not cover it; seconds to a minute")
         p.set_defaults(_inputs=tuple(inputs), _problem=tuple(problem), _group=key)
 
 
@@ -139,6 +162,33 @@ def _inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[str, An
     return name, constants, params, problem
 
 
+def _certified_now(result: Any, sections: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The report's ``pep_certified_steps`` section replaced by the certifier's answer (``--pep-certify``)."""
+    module = _certifiers().get(result.theorem)
+    if module is None:
+        return sections
+    data = module.certify(result)
+    out = []
+    for sec in sections:
+        if sec.key != "pep_certified_steps":
+            out.append(sec)
+            continue
+        if data.get("covered"):
+            lines = [
+                f"  eta_hat certified {data['eta_hat']:.6g}   printed {data['eta_hat_printed']:.6g}   k = {data['k']:.4g}",
+                f"  eta_a   certified {data['eta_a']:.6g}   printed {data['eta_a_printed']:.6g}   k = {data['k']:.4g}",
+                f"  eta_s   {data['eta_s']:.6g} (fixed at the printed eta_hat/(eta_a Q)); window m = 1",
+                f"  certified for T in {{{', '.join(map(str, data['T']))}}} at n = {int(result.constants['n'])} by the "
+                f"{data.get('form', 'grid')}; binding T = {data['T_binding']}, (C_0, C_c) = ({data['C_0']:g}, {data['C_c']:g})",
+            ]
+            if "cpu_seconds" in data:
+                lines.append(f"  computed now: {data['cpu_seconds']:g} CPU s (fedbounds.checks.fednmap.feasibility_pep)")
+        else:
+            lines = [f"  not covered: {data['reason']}"]
+        out.append(type(sec)(sec.key, sec.title, tuple(lines), data, sec.latex if data.get("form") == "committed grid" else ""))
+    return tuple(out)
+
+
 def exit_status(result: Any) -> int:
     """0 admissible (and epsilon reachable), 1 otherwise (see the module docstring)."""
     rn = result.rounds_needed
@@ -158,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
     result = feasibility(name, constants, params, args.epsilon, problem=problem or None)
 
     sections = report_sections(result)
+    if getattr(args, "pep_certify", False):
+        sections = _certified_now(result, sections)
     plot_message = None
     if args.plot is not None:
         from fedbounds.checks.core.feasibility_plot import draw_region

@@ -87,9 +87,9 @@ def test_a_too_narrow_width_is_bad_input(capsys: pytest.CaptureFixture[str]) -> 
 @pytest.mark.parametrize("axes", ["gamma,eta_hat", "gamma,eta_a", "eta_a,eta_hat", "eta_hat,m", "eta_a,eta_s"])
 def test_every_axes_pair_draws_a_region_or_says_why(axes: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     """Today gamma,eta_hat is empty: eta_a held at its bound at the chosen gamma pins gamma to one value."""
-    from fedbounds.checks.core.feasibility_plot import projected_margins
     import numpy as np
     import sympy as sp
+    from fedbounds.checks.core.feasibility_plot import projected_margins
 
     res = feasibility("fednmap", CONSTS, target=0.01)
     margins, _ = projected_margins(res, tuple(axes.split(",")))

@@ -560,7 +560,11 @@ def pep_section(result: FeasibilityResult) -> ReportSection:
     data = got.to_dict()
     if not got.covered:
         line = rf"&{_tex_text('PEP-certified steps: not covered: ' + got.reason)} \\  % pep_certified_steps"
-        return ReportSection("pep_certified_steps", _PEP_TITLE, (f"  not covered: {got.reason}",), data, line)
+        lines = [f"  not covered: {got.reason}"]
+        if got.reason.startswith("n = "):
+            lines.append("  --pep-certify certifies the grid's steps at this n now, in the client-symmetric block form "
+                         "(its size does not depend on n; docs/fednmap-reconstruction.md §10.4)")
+        return ReportSection("pep_certified_steps", _PEP_TITLE, tuple(lines), data, line)
     data["note"] = _PEP_CAVEAT
     line = (rf"&\hat{{\eta}} \le {got.eta_hat:.6g},\ \eta_{{a}} \le {got.eta_a:.6g} && \text{{PEP-certified, }} "
             rf"k = {got.k:.4g} \times \text{{printed}} \\  % pep_certified_steps")
