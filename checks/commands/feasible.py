@@ -109,7 +109,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                 if name in inputs:
                     continue
                 inputs[name] = flag
-                p.add_argument(flag, dest=f"in_{name}", type=float, default=None, metavar=name.upper() if len(name) < 3 else None,
+                p.add_argument(flag, dest=f"in_{name}", type=float, default=None, metavar=name.upper(),
                                help=_flag_help(decl))
         problem: dict[str, str] = {}
         for spec in specs:
