@@ -170,7 +170,7 @@ def draw_region(
     if seg is not None:
         ts = np.geomspace(min(gx[0] / seg[0], gy[0] / seg[1]), 1.0, 50)
         (line,) = ax.plot(seg[0] * ts, seg[1] * ts, color="navy", linewidth=2.5,
-                          label=f"PEP-certified steps (k <= {pep['k']:.3g} x printed)")
+                          label=f"PEP-certified steps (k <= {pep['k']:.3g} x printed at m = 1, eta_s fixed)")
         handles.append(line)
     px, py = result.chosen.get(axes[0]), result.chosen.get(axes[1])
     if px is not None and py is not None:
