@@ -553,6 +553,7 @@ def _pep_lines(c: Any, result: FeasibilityResult) -> list[str]:
 def pep_section(result: FeasibilityResult) -> ReportSection:
     """The largest PEP-certified (eta_hat, eta_a) at the result's (L, rho, gamma, n, Q), or why it is not covered
     (:func:`fedbounds.theory.fednmap.pep_steps.certified_steps`)."""
+    from fedbounds.theory.fednmap import pep_evidence as ev
     from fedbounds.theory.fednmap.pep_steps import certified_steps
 
     c = result.constants
@@ -561,7 +562,11 @@ def pep_section(result: FeasibilityResult) -> ReportSection:
     if not got.covered:
         line = rf"&{_tex_text('PEP-certified steps: not covered: ' + got.reason)} \\  % pep_certified_steps"
         lines = [f"  not covered: {got.reason}"]
-        if got.reason.startswith("n = "):
+        grid_q = sorted({int(r["Q"]) for r in ev.STEPS})
+        if got.reason.startswith("n = ") and int(c["Q"]) not in grid_q:
+            lines.append(f"  Q = {int(c['Q'])} is off the grid too (grid: Q in {{{', '.join(map(str, grid_q))}}}): no certified "
+                         "multiple to carry to this n")
+        elif got.reason.startswith("n = "):
             lines.append("  --pep-certify certifies the grid's steps at this n now, in the client-symmetric block form "
                          "(its size does not depend on n; docs/fednmap-reconstruction.md §10.4)")
         return ReportSection("pep_certified_steps", _PEP_TITLE, tuple(lines), data, line)
