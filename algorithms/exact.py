@@ -1,7 +1,8 @@
 """Exact mode: closed-form mean and covariance of an algorithm's state on linear-Gaussian instances.
 
 On a linear-Gaussian instance (quadratic f_i with attributes ``hessians`` (n, p, p) and ``linear`` (n, p),
-phi = Zero or SquaredL2 so that every prox is linear, and an additive Gaussian oracle g = grad f_i(x) + xi with
+phi = Zero, SquaredL2 or any regulariser declaring ``linear_prox = True`` (e.g. the weakly convex quadratic of
+``fedbounds.algorithms.instances.quadratic``) so that every prox is linear, and an additive Gaussian oracle g = grad f_i(x) + xi with
 xi ~ N(0, (sigma2/p) I) independent per call and client) one round of every built-in algorithm is an affine
 map of the state s (all per-replica arrays of the state, flattened) and the round's noise xi (all oracle calls
 of the round, stacked):
@@ -19,6 +20,9 @@ Every round the probe also steps two random (state, noise) pairs and checks them
 a step that is not affine (an l1 prox, say) is a ValueError rather than a wrong answer. The map is re-probed
 every round, so time-varying maps (FedDA's growing prox weight) are exact too, except for algorithms that
 declare ``time_invariant = True`` (the same map every round), which are probed once.
+
+:func:`affine_round` returns the map (M, b, Sigma) of a time-invariant round once, with the readouts; the moments
+at any round and in the limit then follow without a round loop (``fedbounds.algorithms.closed_form``).
 
 Expectations of quadratic metrics follow from E[u^T A u] = m^T A m + tr(A C) for u affine in the state:
 
@@ -39,6 +43,8 @@ from fedbounds.algorithms.metrics import MetricContext, natural_gamma
 from fedbounds.algorithms.oracles import ExactOracle, GaussianOracle
 from fedbounds.algorithms.run import check_problem, get_algorithm, replica_arrays
 
+#: affine_round probes again with directions of length max|b| when max|b| exceeds this
+PROBE_RESCALE = 100.0
 #: relative tolerance of the affinity self-check
 AFFINE_RTOL = 1e-8
 _LINEAR_PHI = ("zero", "squared_l2", "l2_squared", "squaredl2")
@@ -99,7 +105,8 @@ def check_linear_gaussian(problem: Any, oracle: Any) -> float:
     if not (hasattr(problem, "hessians") and hasattr(problem, "linear")):
         raise InvalidParameterError("problem", "problem: exact mode needs a quadratic problem with attributes 'hessians' and 'linear'")
     phi_name = str(getattr(problem.phi, "name", type(problem.phi).__name__)).lower()
-    if phi_name not in _LINEAR_PHI and type(problem.phi).__name__ not in ("Zero", "SquaredL2"):
+    linear = bool(getattr(problem.phi, "linear_prox", False))
+    if not linear and phi_name not in _LINEAR_PHI and type(problem.phi).__name__ not in ("Zero", "SquaredL2"):
         raise InvalidParameterError("problem", f"problem: exact mode needs phi = Zero or SquaredL2 (a linear prox), got {phi_name!r}")
     if oracle is None or isinstance(oracle, ExactOracle):
         return 0.0
@@ -135,6 +142,157 @@ def _quadratic(fun: Any, p: int) -> tuple[float, np.ndarray, np.ndarray]:
     return float(c), a, 0.5 * (A + A.T)
 
 
+class _Prober:
+    """The probing machinery of one (algorithm, problem, params, oracle): the state's layout and initial value,
+    the per-round affine map (:meth:`probe`) and the affine readouts of x, F_nor(z), F_nat(x) (:meth:`readout`)."""
+
+    def __init__(self, algorithm: str | Any, problem: Any, params: Mapping[str, Any] | None, oracle: Any, scale: float = 1.0) -> None:
+        alg = get_algorithm(algorithm)
+        self.alg = alg
+        self.name = algorithm if isinstance(algorithm, str) else getattr(alg, "name", type(alg).__name__)
+        check_problem(problem)
+        self.sigma2 = check_linear_gaussian(problem, oracle)
+        self.params = alg.validate(problem, check_mapping("params", params, allow_none=True))
+        self.problem = problem
+        p = self.p = problem.p
+
+        # the state's layout and its initial value (deterministic)
+        self.oracle = _ProbeOracle()
+        self.oracle.reset([])
+        s0 = alg.init(problem, self.params, self.oracle, 1, 0)
+        arrays0 = replica_arrays(s0, 1)
+        layout: dict[str, tuple[int, int, tuple[int, ...]]] = {}
+        start = 0
+        for fname, a in arrays0.items():
+            size = int(np.prod(a.shape[1:], dtype=int))
+            layout[fname] = (start, start + size, a.shape[1:])
+            start += size
+        self.layout = layout
+        d = self.d = start
+        self.s0 = _flatten(arrays0, 1)[0]
+
+        # number and shapes of the oracle calls per round (dry run on one replica)
+        alg.step(s0, 0)
+        self.call_shapes = [tuple(s[1:]) for s in self.oracle.shapes]
+        sizes = [int(np.prod(s, dtype=int)) for s in self.call_shapes]
+        K = self.K = sum(sizes)
+        sigma2 = self.sigma2
+        self.noise_scale = (np.array([sigma2 / s[-1] for s, m in zip(self.call_shapes, sizes) for _ in range(m)])
+                            if K else np.zeros(0))
+
+        check_rng = np.random.default_rng(20240601)
+        n_check = 2
+        Rp = self.Rp = 1 + d + K + n_check
+        S = np.zeros((Rp, d))
+        # probe directions of length ``scale``: M = (O - b) / scale loses eps |b| / scale, not eps |b|, to cancellation
+        self.scale = float(scale)
+        S[1 : 1 + d] = self.scale * np.eye(d)
+        self.S_check = check_rng.standard_normal((n_check, d))
+        S[1 + d + K :] = self.S_check
+        self.S = S
+        Xi = np.zeros((Rp, K))
+        Xi[1 + d : 1 + d + K] = self.scale * np.eye(K)
+        self.Xi_check = check_rng.standard_normal((n_check, K))
+        Xi[1 + d + K :] = self.Xi_check
+        self.noise_blocks = []
+        offset = 0
+        for shape, m in zip(self.call_shapes, sizes):
+            self.noise_blocks.append(Xi[:, offset : offset + m].reshape(Rp, *shape))
+            offset += m
+
+        self.template = alg.init(problem, self.params, self.oracle, Rp, 0)
+        self.ctx = MetricContext(problem, self.params)
+        self.sol = problem.solution()
+        self.psi_quadratic = _quadratic(problem.psi, p)
+        self.eye_p = np.vstack([np.zeros(p), np.eye(p)])
+
+    def start(self) -> Any:
+        """The probe state of round 0."""
+        return _with_arrays(self.template, self.S, self.layout)
+
+    def readout(self, state: Any) -> dict[str, Any]:
+        """The affine maps state -> x, F_nor(z), F_nat(x) (offset, matrix), read off the probe state."""
+        problem, d, p = self.problem, self.d, self.p
+        obs = self.alg.observe(state)
+        x0, Px = _affine_rows(np.asarray(obs.x), d)
+        maps: dict[str, Any] = {"x": (x0, Px / self.scale)}
+        if obs.z is not None and obs.gamma is not None:
+            z0, Pz = _affine_rows(np.asarray(obs.z), d)
+            Pz = Pz / self.scale
+            f0, Fm = _affine_rows(normal_map(problem, self.eye_p, obs.gamma), p)
+            maps["nor"] = (Fm @ z0 + f0, Fm @ Pz)
+        gamma = natural_gamma(self.ctx, obs)
+        if gamma is not None:
+            r0, Rm = _affine_rows(natural_residual(problem, self.eye_p, gamma), p)
+            x0, Px = maps["x"]
+            maps["nat"] = (Rm @ x0 + r0, Rm @ Px)
+        return maps
+
+    def probe(self, state: Any, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+        """(M_t, b_t, Sigma_t = (sigma2/p) N_t N_t^T, next probe state) of round t, with the affinity check."""
+        d, K, Rp = self.d, self.K, self.Rp
+        self.oracle.reset(self.noise_blocks)
+        out = self.alg.step(state, t)
+        if self.oracle.calls != len(self.call_shapes):
+            raise ValueError(f"exact mode: round {t} made {self.oracle.calls} oracle calls, round 0 made {len(self.call_shapes)}")
+        O = _flatten(replica_arrays(out, Rp), Rp)
+        b = O[0]
+        M = (O[1 : 1 + d] - b).T / self.scale
+        N = (O[1 + d : 1 + d + K] - b).T / self.scale
+        predicted = b + self.S_check @ M.T + self.Xi_check @ N.T
+        err = np.max(np.abs(predicted - O[1 + d + K :]))
+        scale = max(1.0, float(np.max(np.abs(O[1 + d + K :]))))
+        if not err <= AFFINE_RTOL * scale:
+            raise ValueError(f"exact mode: round {t} of {self.name} is not affine in (state, noise) (error {err:.3g}); "
+                             "a nonlinear phi or step")
+        NS = N * np.sqrt(self.noise_scale)
+        return M, b, NS @ NS.T, _with_arrays(out, self.S, self.layout)
+
+
+@dataclass(frozen=True)
+class AffineRound:
+    """One time-invariant round as the affine map s -> M s + b + N xi, read off the engine's own ``step``.
+
+    ``M`` (d, d), ``b`` (d,), ``Sigma`` = Cov[N xi] = (sigma2/p) N N^T (d, d); ``s0`` the (deterministic) initial
+    state; ``readouts`` maps "x" (and "nor", "nat" where they apply) to (offset, matrix) with the quantity = offset +
+    matrix @ s; ``psi_quadratic`` = (c, a, A) with psi(x) = c + a^T x + x^T A x / 2; ``x_star``, ``psi_star`` the
+    instance's certified solution."""
+
+    algorithm: str
+    params: dict
+    sigma2: float
+    layout: dict[str, tuple[int, int, tuple[int, ...]]]
+    M: np.ndarray
+    b: np.ndarray
+    Sigma: np.ndarray
+    s0: np.ndarray
+    readouts: dict[str, tuple[np.ndarray, np.ndarray]]
+    psi_quadratic: tuple[float, np.ndarray, np.ndarray]
+    x_star: np.ndarray
+    psi_star: float
+
+
+def affine_round(algorithm: str | Any, problem: Any, params: Mapping[str, Any] | None = None, *, oracle: Any = None) -> AffineRound:
+    """The affine map of one round of a time-invariant algorithm (``time_invariant = True``) on a linear-Gaussian
+    instance, probed once from the engine's ``step`` exactly as :func:`run_exact` probes it (module docstring);
+    a ValueError if the algorithm's round depends on t or the instance is not linear-Gaussian."""
+    pr = _Prober(algorithm, problem, params, oracle)
+    if not bool(getattr(pr.alg, "time_invariant", False)):
+        raise ValueError(f"closed-form moments need a time-invariant round; {pr.name} declares none (time_invariant is not True)")
+    state = pr.start()
+    maps = pr.readout(state)
+    M, b, Sigma, _ = pr.probe(state, 0)
+    big = float(np.max(np.abs(b), initial=0.0))
+    if big > PROBE_RESCALE:  # a large offset (high heterogeneity): probe again with directions of its size
+        pr = _Prober(algorithm, problem, params, oracle, scale=big)
+        state = pr.start()
+        maps = pr.readout(state)
+        M, b, Sigma, _ = pr.probe(state, 0)
+    return AffineRound(algorithm=pr.name, params=pr.params, sigma2=pr.sigma2, layout=pr.layout, M=M, b=b, Sigma=0.5 * (Sigma + Sigma.T),
+                       s0=pr.s0, readouts=maps, psi_quadratic=pr.psi_quadratic, x_star=np.asarray(pr.sol.x_star, dtype=float),
+                       psi_star=float(pr.sol.psi_star))
+
+
 def run_exact(
     algorithm: str | Any,
     problem: Any,
@@ -148,76 +306,16 @@ def run_exact(
     ``oracle`` is a GaussianOracle (noise N(0, (sigma2/p) I) per client and call) or None / ExactOracle
     (sigma2 = 0, a deterministic run). The seed plays no role (the moments do not depend on it).
     """
-    alg = get_algorithm(algorithm)
-    name = algorithm if isinstance(algorithm, str) else getattr(alg, "name", type(alg).__name__)
-    check_problem(problem)
     rounds = check_int("rounds", rounds, 0)
-    sigma2 = check_linear_gaussian(problem, oracle)
-    params = alg.validate(problem, check_mapping("params", params, allow_none=True))
-    p = problem.p
-
-    # the state's layout and its initial value (deterministic)
-    probe_oracle = _ProbeOracle()
-    probe_oracle.reset([])
-    s0 = alg.init(problem, params, probe_oracle, 1, 0)
-    arrays0 = replica_arrays(s0, 1)
-    layout: dict[str, tuple[int, int, tuple[int, ...]]] = {}
-    start = 0
-    for fname, a in arrays0.items():
-        size = int(np.prod(a.shape[1:], dtype=int))
-        layout[fname] = (start, start + size, a.shape[1:])
-        start += size
-    d = start
-    mean = _flatten(arrays0, 1)[0]
+    pr = _Prober(algorithm, problem, params, oracle)
+    d = pr.d
+    mean = pr.s0
     cov = np.zeros((d, d))
-
-    # number and shapes of the oracle calls per round (dry run on one replica)
-    alg.step(s0, 0)
-    call_shapes = [tuple(s[1:]) for s in probe_oracle.shapes]
-    sizes = [int(np.prod(s, dtype=int)) for s in call_shapes]
-    K = sum(sizes)
-    noise_scale = np.array([sigma2 / s[-1] for s, m in zip(call_shapes, sizes) for _ in range(m)]) if K else np.zeros(0)
-
-    check_rng = np.random.default_rng(20240601)
-    n_check = 2
-    Rp = 1 + d + K + n_check
-    S = np.zeros((Rp, d))
-    S[1 : 1 + d] = np.eye(d)
-    S_check = check_rng.standard_normal((n_check, d))
-    S[1 + d + K :] = S_check
-    Xi = np.zeros((Rp, K))
-    Xi[1 + d : 1 + d + K] = np.eye(K)
-    Xi_check = check_rng.standard_normal((n_check, K))
-    Xi[1 + d + K :] = Xi_check
-    noise_blocks = []
-    offset = 0
-    for shape, m in zip(call_shapes, sizes):
-        noise_blocks.append(Xi[:, offset : offset + m].reshape(Rp, *shape))
-        offset += m
-
-    template = alg.init(problem, params, probe_oracle, Rp, 0)
-    ctx = MetricContext(problem, params)
-    sol = problem.solution()
-    psi_c, psi_a, psi_A = _quadratic(problem.psi, p)
+    sol = pr.sol
+    psi_c, psi_a, psi_A = pr.psi_quadratic
 
     x_mean, x_cov, E_psi, E_dist, E_nor, E_nat = [], [], [], [], [], []
     means = [mean]
-    eye_p = np.vstack([np.zeros(p), np.eye(p)])
-
-    def readout(state: Any) -> dict[str, Any]:
-        """The affine maps state -> x, F_nor(z), F_nat(x) (offset, matrix), read off the probe state."""
-        obs = alg.observe(state)
-        maps: dict[str, Any] = {"x": _affine_rows(np.asarray(obs.x), d)}
-        if obs.z is not None and obs.gamma is not None:
-            z0, Pz = _affine_rows(np.asarray(obs.z), d)
-            f0, Fm = _affine_rows(normal_map(problem, eye_p, obs.gamma), p)
-            maps["nor"] = (Fm @ z0 + f0, Fm @ Pz)
-        gamma = natural_gamma(ctx, obs)
-        if gamma is not None:
-            r0, Rm = _affine_rows(natural_residual(problem, eye_p, gamma), p)
-            x0, Px = maps["x"]
-            maps["nat"] = (Rm @ x0 + r0, Rm @ Px)
-        return maps
 
     def record(maps: Mapping[str, Any], mean: np.ndarray, cov: np.ndarray) -> None:
         x0, Px = maps["x"]
@@ -232,35 +330,17 @@ def run_exact(
                 m = A @ mean + c0
                 out.append(float(m @ m + np.sum((A @ cov) * A)))
 
-    def probe(state: Any, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
-        """(M_t, b_t, Sigma_t = (sigma2/p) N_t N_t^T, next probe state) of round t, with the affinity check."""
-        probe_oracle.reset(noise_blocks)
-        out = alg.step(state, t)
-        if probe_oracle.calls != len(call_shapes):
-            raise ValueError(f"exact mode: round {t} made {probe_oracle.calls} oracle calls, round 0 made {len(call_shapes)}")
-        O = _flatten(replica_arrays(out, Rp), Rp)
-        b = O[0]
-        M = (O[1 : 1 + d] - b).T
-        N = (O[1 + d : 1 + d + K] - b).T
-        predicted = b + S_check @ M.T + Xi_check @ N.T
-        err = np.max(np.abs(predicted - O[1 + d + K :]))
-        scale = max(1.0, float(np.max(np.abs(O[1 + d + K :]))))
-        if not err <= AFFINE_RTOL * scale:
-            raise ValueError(f"exact mode: round {t} of {name} is not affine in (state, noise) (error {err:.3g}); a nonlinear phi or step")
-        NS = N * np.sqrt(noise_scale)
-        return M, b, NS @ NS.T, _with_arrays(out, S, layout)
-
     # Algorithms that declare ``time_invariant = True`` (their round map does not depend on t) are probed once.
-    invariant = bool(getattr(alg, "time_invariant", False))
-    state = _with_arrays(template, S, layout)
-    maps = readout(state)
+    invariant = bool(getattr(pr.alg, "time_invariant", False))
+    state = pr.start()
+    maps = pr.readout(state)
     record(maps, mean, cov)
     M = b = Sigma = None
     for t in range(rounds):
         if M is None or not invariant:
-            M, b, Sigma, state = probe(state, t)
+            M, b, Sigma, state = pr.probe(state, t)
             if not invariant:
-                maps = readout(state)
+                maps = pr.readout(state)
         mean = M @ mean + b
         cov = M @ cov @ M.T + Sigma
         cov = 0.5 * (cov + cov.T)
@@ -269,11 +349,11 @@ def run_exact(
 
     E_psi_arr = np.array(E_psi)
     return ExactTrajectory(
-        algorithm=name,
-        params=params,
+        algorithm=pr.name,
+        params=pr.params,
         rounds=rounds,
-        sigma2=sigma2,
-        layout=layout,
+        sigma2=pr.sigma2,
+        layout=pr.layout,
         mean=np.array(means),
         cov=cov,
         x_mean=np.array(x_mean),

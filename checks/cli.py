@@ -1,4 +1,4 @@
-"""The ``fedbounds`` command line.
+"""The ``fedbounds`` command line (its help text is :data:`DESCRIPTION`, :data:`EPILOG` and :data:`EXAMPLES`: plain text).
 
 Each subcommand lives in its own module under :mod:`fedbounds.checks.commands` and is imported only when it runs, so
 that ``fedbounds claims`` does not pay for numpy-heavy imports.
@@ -10,7 +10,9 @@ One error boundary (:func:`main`) turns every failure into one line on stderr an
 - 130: interrupted (Ctrl-C); 141: stdout closed by its reader (``fedbounds ... | head``), quietly;
 - 70: a bug ("internal error"), never disguised as bad input.
 
-``--debug`` (anywhere on the command line) or ``FEDBOUNDS_DEBUG=1`` prints the traceback as well.
+``--debug`` (anywhere on the command line) or ``FEDBOUNDS_DEBUG=1`` (or true/yes/on) prints the traceback as well.
+SIGTERM unwinds like Ctrl-C (temporary files removed, workers stopped) and exits 143. A closed stderr leaves
+only the exit status; a closed stdout is refused at start (exit 2); errors writing stdout name it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -32,9 +35,55 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("fedbounds.checks.commands.report", "turn a sweep store into figures and a CSV"),
 }
 
+#: the top-level help's description and epilog (plain text: argparse prints them as they are)
+DESCRIPTION = (
+    "fedbounds: the claims of two federated-optimisation papers (FedNMap, arXiv 2602.03357; DS FedProxGrad,\n"
+    "arXiv 2512.08671) as checked mathematics: bound checks, the claims' provenance, a feasibility calculator,\n"
+    "experiment sweeps and their reports."
+)
+EPILOG = """examples:
+  fedbounds check                          quick profile: a table, reports/report.json and the plots
+  fedbounds claims --status erratum        the papers' mistakes, each with its evidence
+  fedbounds feasible fednmap --L 1 --rho 0.1 --n 10 --Q 5 --sigma 1 --mu 0.1 --epsilon 0.01
+  fedbounds sweep tiny                     a small resumable grid; then: fedbounds report tiny
+  fedbounds COMMAND --help                 a command's options and examples
+
+exit status: 0 success; 1 a negative answer (check: a claim violated or a control not flagged); 2 bad input
+(one line naming what is at fault); 70 internal error (a bug); 130 interrupted; 141 output pipe closed.
+--debug (or FEDBOUNDS_DEBUG=1) shows the traceback of an error."""
+
+#: subcommand -> the examples printed at the end of its --help
+EXAMPLES: dict[str, str] = {
+    "check": """examples:
+  fedbounds check                          the quick profile (every claim), report in reports/
+  fedbounds check --claim fednmap.theorem8  one claim
+  fedbounds check --claim ds.              a family prefix: every DS FedProxGrad claim
+  fedbounds check --claim fednmap.pep      worst cases over the whole assumption class (PEP certificates)
+  fedbounds check --profile full --out reports/full""",
+    "claims": """examples:
+  fedbounds claims                         every claim: id, paper label, status, statement
+  fedbounds claims --status reconstructed  what was read into lost text
+  fedbounds claims --paper ds --json        DS FedProxGrad's claims as JSON
+  fedbounds claims --id ds.lemma5_2 --latex""",
+    "feasible": """examples:
+  fedbounds feasible fednmap --L 1 --rho 0.1 --n 10 --Q 5 --sigma 1 --mu 0.1 --epsilon 0.01
+  fedbounds feasible fednmap.theorem5 --L 1 --rho 0.1 --n 10 --Q 5 --sigma 1 --json
+  fedbounds feasible ds-fedproxgrad --L-f 0.45 --L-r 0.9 --lam 1 --G 0.3 --B 1 --G-r 1 --sigma 0.1 --alpha 0.75
+  fedbounds feasible fednmap --L 1 --rho 0.1 --n 10 --Q 5 --sigma 1 --plot region.png
+  fedbounds feasible THEOREM --help        the theorem's constants and parameters""",
+    "sweep": """examples:
+  fedbounds sweep tiny                     a small grid; rerun to resume
+  fedbounds sweep fednmap_speedup --processes 2
+  fedbounds sweep my_grid.toml --dry-run   count the cells: total, stored, missing""",
+    "report": """examples:
+  fedbounds report tiny                    the default store of the shipped spec 'tiny'
+  fedbounds report reports/sweeps/tiny-0123abcd.sqlite --out tiny-report""",
+}
+
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader quit
 
 #: folders of the fedbounds layers: a ValueError raised from code here is validation (bad input)
@@ -45,19 +94,107 @@ class UsageError(Exception):
     """Bad command-line input: reported in one line, exit status 2."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a batch scheduler's stop): unwinds like Ctrl-C, so the same cleanup runs, and exits 143."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+def route_interrupts() -> None:
+    """Deliver Ctrl-C and SIGTERM through one Python thread, whatever C code is running.
+
+    A solver may install its own SIGINT handler while it runs (SCS does: it stops early and returns a status that
+    reads like a result), and a signal may land on any of the threads that BLAS starts. So both signals are blocked
+    in every thread (threads started later inherit the mask) and a watcher thread takes them with ``sigwait`` and
+    raises them in the main thread (``_thread.interrupt_main``): KeyboardInterrupt, or :class:`Terminated`, at the
+    main thread's next Python instruction. A solve in progress runs to its end first. Worker processes unblock both
+    signals for themselves (``fedbounds.checks.sweep.runner``). Only for the console script: called from ``main()``
+    when it reads ``sys.argv``, never for in-process calls."""
+    import _thread
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "sigwait"):
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+    def watch() -> None:
+        while True:
+            _thread.interrupt_main(signal.sigwait(_INTERRUPTS))
+
+    threading.Thread(target=watch, name="fedbounds-signals", daemon=True).start()
+
+
+def unblock_interrupts() -> None:
+    """Undo :func:`route_interrupts`' mask in a child process (a sweep worker), so that it stops on SIGTERM/SIGINT."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def debug_requested(argv: Sequence[str]) -> bool:
+    """``--debug`` on the command line, or ``FEDBOUNDS_DEBUG`` set to 1/true/yes/on (0/false/no/off or unset: off)."""
+    value = os.environ.get("FEDBOUNDS_DEBUG", "").strip().lower()
+    if value not in _TRUE + _FALSE:
+        raise UsageError(f"fedbounds: error: FEDBOUNDS_DEBUG={value!r}: expected one of 1, true, yes, on, 0, false, no, off")
+    return "--debug" in argv or value in _TRUE
+
+
+class _NamedStdout:
+    """stdout, whose write errors name it: a full disk or a closed device behind stdout reads "standard output: No
+    space left on device" rather than a bare errno. Characters the stream cannot encode are escaped, not fatal."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot be reconfigured
+                pass
+
+    def _call(self, name: str, *args: object) -> object:
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
+
+    def write(self, text: str) -> object:
+        return self._call("write", text)
+
+    def flush(self) -> object:
+        return self._call("flush")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: error: {message}")
 
 
 def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[str, object]]:
-    parser = _Parser(prog="fedbounds", description=__doc__.splitlines()[0])
+    from fedbounds import __version__
+
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog="fedbounds", description=DESCRIPTION, epilog=EPILOG, formatter_class=raw)
+    parser.add_argument("--version", action="version", version=f"fedbounds {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error (also FEDBOUNDS_DEBUG=1)")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
     modules: dict[str, object] = {}
     wanted = next((a for a in argv if a in SUBCOMMANDS), None)
     for name, (module_name, help_text) in SUBCOMMANDS.items():
-        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp = sub.add_parser(name, help=help_text, description=help_text, epilog=EXAMPLES.get(name), formatter_class=raw)
         if name == wanted:
             module = importlib.import_module(module_name)
             module.configure(sp)
@@ -67,10 +204,21 @@ def _build_parser(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[st
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fedbounds`` console script; returns the exit status (never raises)."""
+    console = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv or os.environ.get("FEDBOUNDS_DEBUG", "") not in ("", "0")
-    argv = [a for a in argv if a != "--debug"]
+    # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
+    os.environ["MPLBACKEND"] = "Agg"
+    previous_term = _install(signal.SIGTERM, _on_sigterm)
+    if console:
+        route_interrupts()
+    real_stdout = sys.stdout
+    debug = "--debug" in argv
     try:
+        debug = debug_requested(argv)
+        argv = [a for a in argv if a != "--debug"]
+        if sys.stdout is None:
+            raise UsageError("fedbounds: error: standard output is closed; redirect it to a file or /dev/null instead")
+        sys.stdout = _NamedStdout(real_stdout)  # type: ignore[assignment]
         parser, modules = _build_parser(argv)
         args = parser.parse_args(argv)
         status = int(modules[args.command].run(args) or 0)
@@ -80,6 +228,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     except (Exception, KeyboardInterrupt) as exc:  # other BaseExceptions (a test runner's) pass through
         return _fail(exc, debug)
+    finally:
+        if sys.stdout is not real_stdout and real_stdout is not None:
+            sys.stdout = real_stdout
+        _install(signal.SIGTERM, previous_term)
+
+
+def _install(signum: int, handler: object) -> object:
+    """Set a signal handler where that is possible (the main thread); returns the previous one."""
+    try:
+        return signal.signal(signum, handler)  # type: ignore[arg-type]
+    except (ValueError, TypeError):  # not the main thread, or no previous Python-level handler to restore
+        return handler
 
 
 def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
@@ -92,6 +252,9 @@ def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
     if isinstance(exc, UsageError):
         _say(str(exc))
         return EXIT_USAGE
+    if isinstance(exc, Terminated):
+        _say("fedbounds: terminated")
+        return EXIT_TERMINATED
     if isinstance(exc, KeyboardInterrupt):
         _say("fedbounds: interrupted")
         return EXIT_INTERRUPTED
@@ -139,6 +302,8 @@ def _say(text: str, raw: bool = False) -> None:
     """Print to stderr: one line unless ``raw`` (control characters from the input are escaped)."""
     if not raw:
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    if sys.stderr is None:  # stderr closed: the exit status alone speaks (never into stdout, a --json pipe)
+        return
     try:
         print(text, file=sys.stderr, flush=True)
     except (OSError, ValueError):  # stderr closed too: nothing left to tell

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from fedbounds.checks.core.profiles import Profile
+from fedbounds.checks.core.scope import Scope, scope_of, scoped_verdict
 from fedbounds.checks.core.verdict import HOLDS, VIOLATED, Verdict, combine, to_json_safe, worst_slack
 
 __all__ = [
@@ -76,7 +77,10 @@ class CheckContext:
 
 @dataclass
 class CheckResult:
-    """The outcome of one check: verdicts, negative controls, tightness, plots, notes."""
+    """The outcome of one check: verdicts, negative controls, tightness, plots, notes, and the verdicts' scope
+    (:mod:`fedbounds.checks.core.scope`: computed from the claim's hypotheses at each verdict's ``details["at"]``;
+    ``scope`` set by a check overrides the computation, ``scope_caveat`` adds what else limits the evidence,
+    ``scope_tag`` says the same in a word or two for the table)."""
 
     check_id: str
     verdicts: list[Verdict] = field(default_factory=list)
@@ -86,11 +90,23 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     error: str | None = None
+    scope: Scope | None = None
+    scope_caveat: str = ""
+    scope_tag: str = ""
 
     @property
     def verdict(self) -> str:
         """Overall verdict ("error" when the check could not run)."""
         return "error" if self.error else combine(self.verdicts)
+
+    def scope_info(self) -> Scope:
+        """The verdicts' scope (inside the hypotheses, certified, outside both with the factors, or unstated)."""
+        return scope_of(self.check_id, self.verdicts, given=self.scope, caveat=self.scope_caveat, tag=self.scope_tag)
+
+    @property
+    def verdict_shown(self) -> str:
+        """The verdict as printed: starred (``holds*``) when the evidence lies only outside the hypotheses."""
+        return self.verdict if self.error else scoped_verdict(self.verdict, self.scope_info())
 
     @property
     def worst_slack(self) -> float:
@@ -106,10 +122,13 @@ class CheckResult:
         return sorted({v.instance for v in self.verdicts})
 
     def to_dict(self) -> dict:
+        scope = self.scope_info()
         return to_json_safe(
             {
                 "check_id": self.check_id,
                 "verdict": self.verdict,
+                "verdict_shown": self.verdict if self.error else scoped_verdict(self.verdict, scope),
+                "scope": scope.to_dict(),
                 "worst_slack": self.worst_slack,
                 "negatives_ok": self.negatives_ok,
                 "verdicts": [v.to_dict() for v in self.verdicts],

@@ -2,4 +2,5 @@
 
 from fedbounds.checks.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (a documentation builder does) runs nothing
+    raise SystemExit(main())

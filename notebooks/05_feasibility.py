@@ -4,6 +4,10 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
 # ---
 
 # %% [markdown]
@@ -111,13 +115,14 @@ display(Markdown(", ".join(f"`{k}` = {v:.4g}" for k, v in constants.items())
 # %% [markdown]
 # ### Theorem 8 at its largest admissible steps
 #
-# No parameters given: $\gamma$, $\hat\eta$, $\eta_a$ are set to their largest admissible values (window $m=1$). Theorem 8's
+# Only the window is given, $m=1$ (below, the calculator chooses it): $\gamma$, $\hat\eta$, $\eta_a$ are set to their largest
+# admissible values. Theorem 8's
 # $\mathcal C_0$ and $\mathbb E[\mathcal L_0]$ are lost with the text; we pass the **strictest reading**, $\mathcal C_0=0$ and
 # $\mathbb E[\mathcal L_0]=\psi(x_0)-\psi^*$ (notebook 04), so that the calculator can give numbers; without them it keeps those
 # terms symbolic and says so.
 
 # %%
-res = feasibility("fednmap.theorem8", {**constants, "C_0": 0.0, "EL_0": gap0}, target=EPSILON)
+res = feasibility("fednmap.theorem8", {**constants, "C_0": 0.0, "EL_0": gap0}, {"m": 1}, target=EPSILON)
 conditions_table(res)
 guarantee_table(res)
 display(Markdown(f"**Rounds for $\\varepsilon$ = {EPSILON:g}:** {res.rounds_needed.flag}. {res.rounds_needed.message}"))
@@ -142,6 +147,22 @@ m_scan = max(m for m in range(1, 10_000) if ch["eta_hat"] <= eta_hat_cond(ch["ga
 m_upper = next(b for c in res.conditions for b in c.implied if b.parameter == "m").upper
 assert m_scan == int(m_upper)
 print(f"binding: {res.binding};  floor {res.guarantee.floor:.4g} > epsilon {EPSILON:g}: the target is out of reach with m = {int(ch['m'])}")
+
+# %% [markdown]
+# ### Letting the calculator choose the window
+#
+# Without `m` (and with a target), the calculator chooses the window that minimises the rounds to $\varepsilon$: $m$ is the
+# analysis window, not an algorithm parameter, so it is free, and `fedbounds feasible` says which it chose. By another route:
+# the rounds at the chosen $m$ are no more than at windows given explicitly around it.
+
+# %%
+auto = feasibility("fednmap.theorem8", {**constants, "C_0": 0.0, "EL_0": gap0}, target=EPSILON)
+m_star, t_star = int(auto.chosen["m"]), auto.rounds_needed.rounds
+print(auto.step_sizes["m_source"], f"-> T = {t_star:,}")
+assert auto.rounds_needed.flag == "exact" and t_star is not None
+for k in sorted({max(1, m_star - 1), m_star + 1, 2 * m_star}):
+    other = feasibility("fednmap.theorem8", {**constants, "C_0": 0.0, "EL_0": gap0}, {"m": k}, target=EPSILON).rounds_needed
+    assert other.rounds is None or other.rounds >= t_star, (k, other.rounds, t_star)
 
 # %% [markdown]
 # The floor's variance term $36\sigma^2/(mn\mu Q)$ is huge because $\mu$ is small, and with $m=1$ it does not shrink with the

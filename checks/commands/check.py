@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import shutil
-import tempfile
 import time
 import traceback
 from pathlib import Path
 
+from fedbounds.checks.commands import path_arg, seed_arg
 from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
 from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, select_checks
 
@@ -29,9 +28,13 @@ from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, sele
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="quick", choices=sorted(PROFILES), help="budget: quick (default, < 3 min) or full")
     parser.add_argument("--claim", action="append", metavar="ID", help="run only this claim (an id or a family prefix); repeatable")
-    parser.add_argument("--out", default="reports", metavar="DIR", help="output folder for report.json and plots (default: reports/)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of every Monte Carlo run (default 0)")
+    parser.add_argument("--out", default="reports", type=path_arg, metavar="DIR",
+        help="output folder for report.json and plots (default: reports/)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="base seed of every Monte Carlo run (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from fedbounds.checks.core.table import add_width_option
+
+    add_width_option(parser)
 
 
 def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) -> list[tuple[CheckSpec, CheckResult]]:
@@ -74,30 +77,22 @@ def selected_checks(claims: list[str] | None) -> list[CheckSpec]:
 
 
 def prepare_out(out: Path) -> Path:
-    """Create the output folder and a temporary folder inside it (which proves it writable); returns the
-    temporary folder. Raises OSError naming the folder when it cannot be used."""
-    if out.exists() and not out.is_dir():
-        raise NotADirectoryError(20, "--out is not a folder", str(out))
-    out.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=".check-", dir=out))
+    """Create the output folder and a staging folder inside it (which proves it writable); returns the staging
+    folder. Raises OSError naming the folder when it cannot be used."""
+    from fedbounds.checks.core.install import staging
+
+    return staging(out, "check")
 
 
 def install(tmp: Path, out: Path) -> tuple[Path, list[Path]]:
-    """Move the report written in ``tmp`` into ``out``: the previous report.json goes first, the plots of the
-    new run follow, the new report.json comes last. Returns (report.json, plots) at their final places."""
-    final = out / "report.json"
-    old_plots = _listed_plots(final)
-    final.unlink(missing_ok=True)
-    (out / "index.html").unlink(missing_ok=True)
-    new_plots = _listed_plots(tmp / "report.json")
-    for name in old_plots - new_plots:
-        (out / name).unlink(missing_ok=True)
-    for name in sorted(new_plots):
-        os.replace(tmp / name, out / name)
-    if (tmp / "index.html").exists():
-        os.replace(tmp / "index.html", out / "index.html")
-    os.replace(tmp / "report.json", final)
-    return final, [out / name for name in sorted(new_plots)]
+    """Move the report written in ``tmp`` into ``out`` (:func:`fedbounds.checks.core.install.install`): report.json
+    last, the previous report kept until the new one is whole. Returns (report.json, plots) at their final places."""
+    from fedbounds.checks.core.install import install as install_files
+
+    old = [*sorted(_listed_plots(out / "report.json")), "index.html"]
+    new = [*sorted(_listed_plots(tmp / "report.json")), *(["index.html"] if (tmp / "index.html").exists() else [])]
+    placed = install_files(tmp, out, [*new, "report.json"], old, index="report.json")
+    return out / "report.json", [p for p in placed if p.suffix == ".png"]
 
 
 def _listed_plots(report: Path) -> set[str]:
@@ -123,13 +118,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
     from fedbounds.checks.core.html import write_index_html
-    from fedbounds.checks.core.report import format_table, write_report
+    from fedbounds.checks.core.report import format_table, run_metadata, write_report
 
+    started = run_metadata()  # the commit and date the run starts from
     t0 = time.perf_counter()
     pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress)
     elapsed = time.perf_counter() - t0
     ok = all(spec.accepts(res) for spec, res in pairs)
     meta = {
+        **started,
         "profile": profile.to_dict(),
         "seed": int(args.seed),
         "elapsed_s": elapsed,
@@ -139,7 +136,7 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     write_report(tmp, pairs, meta)
     write_index_html(tmp, json.loads((tmp / "report.json").read_text(encoding="utf-8")))
     json_path, pngs = install(tmp, out)
-    print(format_table(pairs))
+    print(format_table(pairs, getattr(args, "width", None)))
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")

@@ -11,21 +11,12 @@ import argparse
 import json
 import sys
 
+from fedbounds.checks.core.table import add_width_option, render_table
 from fedbounds.theory.core.claims import PAPERS, Claim, Status
+from fedbounds.theory.core.printing import text
 from fedbounds.theory.registry import load_papers
 
 STATUSES = tuple(s.value for s in Status)
-MIN_WIDTH = 10
-
-
-def _width(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_WIDTH}, got {text!r}") from None
-    if value < MIN_WIDTH:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {MIN_WIDTH}, got {text!r}")
-    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--latex", action="store_true", help="print each claim as LaTeX")
     out.add_argument("--json", action="store_true", help="print the claims as JSON")
-    parser.add_argument("--width", type=_width, default=60, help=f"width of the statement column (>= {MIN_WIDTH}, default 60)")
+    add_width_option(parser)
 
 
 def _select(args: argparse.Namespace) -> list[Claim]:
@@ -58,17 +49,10 @@ def _select(args: argparse.Namespace) -> list[Claim]:
     return claims
 
 
-def _table(claims: list[Claim], width: int) -> str:
-    rows = [("id", "label", "status", "statement", "depends on")]
-    for c in claims:
-        rows.append((c.id, c.label, c.status.value, c.short(width), ", ".join(c.depends_on) or "-"))
-    widths = [max(len(r[k]) for r in rows) for k in range(4)]
-    lines = []
-    for i, r in enumerate(rows):
-        lines.append("  ".join(r[k].ljust(widths[k]) for k in range(4)) + "  " + r[4])
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * len(r[4]))
-    return "\n".join(lines)
+def _table(claims: list[Claim], width: int | None) -> str:
+    """id, label, status, statement, depends on: fitted to ``width`` (the statement wraps)."""
+    rows = [[c.id, c.label, c.status.value, " ".join((c.statement or c.title).split()), ", ".join(c.depends_on) or "-"] for c in claims]
+    return render_table(["id", "label", "status", "statement", "depends on"], rows, width)
 
 
 def _full(c: Claim) -> str:
@@ -84,10 +68,10 @@ def _full(c: Claim) -> str:
         lines.append(f"  note:       {prov.note}")
     lines.append(f"  statement:  {c.statement or c.title}")
     if c.conclusion is not None:
-        lines.append(f"  formula:    {c.quantity} {c.relation} {c.conclusion}")
+        lines.append(f"  formula:    {c.quantity} {c.relation} {text(c.conclusion)}")
         lines.append(f"  variables:  {', '.join(c.variables)}")
     if c.hypotheses:
-        lines.append(f"  hypotheses: {'; '.join(str(h) for h in c.hypotheses)}")
+        lines.append(f"  hypotheses: {'; '.join(text(h) for h in c.hypotheses)}")
         if c.hypotheses_status is not c.status:
             lines.append(f"  hypotheses status: {c.hypotheses_status.value} (the conclusion is {c.status.value})")
     if c.unknowns:

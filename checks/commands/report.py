@@ -5,34 +5,51 @@ STORE is a store's path, or a spec (a shipped name such as ``tiny``, or a TOML f
 
 Writes ``cells.csv`` (every stored cell), ``points.csv`` (seeds pooled per grid point), ``slopes.csv`` (the
 fitted log-log slopes of rounds to target against n and Q, with confidence intervals) and one PNG per axis,
-and prints where they are. Exit status 0; 2 when the store is missing, empty, damaged, or holds cells outside
+and prints where they are. The report is staged and installed whole (the previous report in the folder, and only
+its files, replaced at the end; kept if anything fails). Exit status 0; 2 when the store is missing, empty, damaged, or holds cells outside
 its configuration (a report never pools configurations), or when the output folder cannot be written.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 from pathlib import Path
+
+from fedbounds.checks.commands import path_arg
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``fedbounds report``."""
-    parser.add_argument("store", metavar="STORE", help="a store written by `fedbounds sweep`, or the spec whose default store to read")
-    parser.add_argument("--out", metavar="DIR", help="output folder (default: <store without suffix>-report/ beside the store)")
+    parser.add_argument("store", type=path_arg, metavar="STORE",
+        help="a store written by `fedbounds sweep`, or the spec whose default store to read")
+    parser.add_argument("--out", type=path_arg, metavar="DIR",
+        help="output folder (default: <store without suffix>-report/ beside the store)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the report and print the paths."""
     from fedbounds.checks.core.html import write_index_html
+    from fedbounds.checks.core.install import install, staging
     from fedbounds.checks.sweep.report import write_report
     from fedbounds.checks.sweep.store import check_store_path
 
     store = resolve_store(args.store)
     check_store_path(store)
     out = Path(args.out) if args.out else store.resolve().with_name(f"{store.stem}-report")
-    files = write_report(store, out)
-    page = write_index_html(out, {"store": str(store), "slopes": files.slopes, "figures": [f.name for f in files.figures],
-                                  "notes": files.notes})
+    stage = staging(out, "report")
+    try:
+        staged = write_report(store, stage)
+        write_index_html(stage, {"store": str(store), "slopes": staged.slopes, "figures": [f.name for f in staged.figures],
+                                 "notes": staged.notes})
+        new = [p.name for p in (staged.cells_csv, staged.points_csv, staged.slopes_csv, *staged.figures)] + ["index.html"]
+        (stage / MANIFEST).write_text(json.dumps(new), encoding="utf-8")
+        install(stage, out, new, _previous_files(out), index=MANIFEST)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    files = staged.moved_to(out)
+    page = out / "index.html"
     for s in files.slopes:
         if s["slope"] is None:
             continue
@@ -50,6 +67,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"figure:  {fig}")
     print(f"page:    {page}")
     return 0
+
+
+#: the list of files the report in a folder consists of (written last, read by the next report into that folder)
+MANIFEST = ".fedbounds-report.json"
+
+
+def _previous_files(out: Path) -> list[str]:
+    """The files of the report already in ``out``: its manifest's list (plain names), else the fixed names."""
+    try:
+        names = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        listed = [str(n) for n in names if isinstance(n, str) and n == Path(n).name]
+    except (OSError, ValueError, TypeError):
+        listed = []
+    return listed or ["cells.csv", "points.csv", "slopes.csv", "index.html"]
 
 
 def resolve_store(text: str) -> Path:

@@ -17,7 +17,19 @@ cell tried failed (a spec value that passed validation but cannot run).
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
+
+from fedbounds.checks.commands import path_arg
+
+_ADDRESS_RE = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")
+
+
+def scheduler_arg(text: str) -> str:
+    """A Dask scheduler address, ``[protocol://]host:port`` (tcp://10.0.0.5:8786)."""
+    if not _ADDRESS_RE.match(text.strip()):
+        raise argparse.ArgumentTypeError(f"expected a scheduler address such as tcp://host:8786, got {text!r}")
+    return text.strip()
 
 
 def _positive_int(text: str) -> int:
@@ -33,10 +45,12 @@ def _positive_int(text: str) -> int:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``fedbounds sweep``."""
     parser.add_argument("spec", metavar="SPEC", help="the grid spec (a TOML file, or the name of a shipped spec: tiny, fednmap_speedup)")
-    parser.add_argument("--store", metavar="PATH", help="SQLite store (default: reports/sweeps/<spec name>-<fingerprint>.sqlite)")
+    parser.add_argument("--store", type=path_arg, metavar="PATH",
+        help="SQLite store (default: reports/sweeps/<spec name>-<fingerprint>.sqlite)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_positive_int, metavar="N", help="start a local Dask cluster of N worker processes")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="send the cells to a running Dask scheduler (tcp://host:8786)")
+    where.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
+        help="send the cells to a running Dask scheduler (tcp://host:8786)")
     parser.add_argument(
         "--processes", type=_positive_int, metavar="N", help="local worker processes (default: the CPU count; 1 runs serially)"
     )

@@ -13,7 +13,7 @@ from typing import Any
 from fedbounds.checks.core.verdict import EXACT_RTOL, to_json_safe
 from fedbounds.checks.registry import CheckResult, CheckSpec, Plot
 
-__all__ = ["format_slack", "format_table", "format_tightness", "plot_result", "write_report"]
+__all__ = ["format_slack", "format_table", "format_tightness", "plot_result", "run_metadata", "write_report"]
 
 
 def format_slack(s: float) -> str:
@@ -55,12 +55,23 @@ def _teeth(v) -> str:
     return "ok" if reason is None else f"not its reason: {reason}"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = "  ".join("-" * w for w in widths)
-    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), line]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return "\n".join(out)
+def _table(rows: list[list[str]], header: list[str], width: int | None = None, optional: Sequence[str] = (),
+           whole: Sequence[str] = ()) -> str:
+    from fedbounds.checks.core.table import render_table
+
+    return render_table(header, rows, width, optional, whole)
+
+
+def _fill(text: str, width: int) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width)
+
+
+def _one_line(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` characters (cut with "...")."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: max(width - 3, 1)] + "..."
 
 
 def _pep_rows(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> list[list[str]]:
@@ -91,19 +102,31 @@ def _gram(pep: dict[str, Any], blocks: Sequence[int] | None) -> str:
     return dim if not blocks else f"{dim} ({'+'.join(str(b) for b in blocks if b)})"
 
 
-def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
-    """The claims table (claim, paper label, status, verdict, worst slack, tightness: the worst observed / bound
-    found by the adversarial search, instances tried) and the table of negative controls (each must read
-    ``violated``; ``teeth`` says whether it fires for its stated reason: located away from round 0, no divergence)."""
+def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | None = None) -> str:
+    """The claims table (claim, paper label [status], verdict, scope, worst slack, tightness: the worst observed / bound
+    found by the adversarial search, inst.: instances tried), each claim's notes on one line, the table of negative
+    controls (each must read ``violated``; ``teeth`` says whether it fires for its stated reason: located away from
+    round 0, no divergence) and the PEP certificates, fitted to ``width`` characters
+    (:func:`fedbounds.checks.core.table.output_width`). A verdict reads ``holds*`` when its evidence lies only outside
+    the claim's hypotheses (the scope column says where and by how much)."""
+    from fedbounds.checks.core.table import output_width
+
+    w = output_width(width)
     rows = []
     for spec, res in pairs:
         label, status = spec.provenance()
-        verdict = res.verdict + ("" if spec.accepts(res) or res.error else " !")
+        verdict = res.verdict_shown + ("" if spec.accepts(res) or res.error else " !")
         if spec.erratum and res.verdict == "violated":
             verdict += " (erratum)"
-        rows.append([spec.check_id, label, status, verdict, format_slack(res.worst_slack), format_tightness(res.tightness),
-                     str(len(res.instances))])
-    text = _table(rows, ["claim", "paper label", "status", "verdict", "worst slack", "tightness", "instances"])
+        rows.append([spec.check_id, f"{label} [{status}]", verdict, "-" if res.error else res.scope_info().short,
+                     format_slack(res.worst_slack), format_tightness(res.tightness), str(len(res.instances))])
+    text = _table(rows, ["claim", "paper label [status]", "verdict", "scope", "worst slack", "tightness", "inst."], w,
+                  optional=["inst.", "paper label [status]"], whole=["verdict"])
+    text += "\n" + _fill("(*: the evidence lies only outside the claim's hypotheses, see scope; !: not accepted)", w)
+    notes = [_one_line(f"{spec.check_id}: {note}", w) for spec, res in pairs
+             for note in ([] if res.error else [f"scope: {res.scope_info().text}"]) + res.notes]
+    if notes:
+        text += "\n\nScope and notes (one line each; in full in index.html):\n" + "\n".join(notes)
     neg_rows = []
     for spec, res in pairs:
         for v in res.negatives:
@@ -112,12 +135,13 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> str:
                              "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
         text += "\n\nNegative controls (each must be violated):\n"
-        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"])
+        text += _table(neg_rows, ["claim", "control", "verdict", "slack", "violated at", "teeth"], w, optional=["slack", "violated at"],
+                       whole=["verdict"])
     pep_rows = _pep_rows(pairs)
     if pep_rows:
-        text += "\n\nPEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):\n"
+        text += "\n\n" + _fill("PEP certificates (worst case over the whole class; two solvers; only 'certified' can hold):", w) + "\n"
         text += _table(pep_rows, ["claim", "point", "worst case", "bound", "ratio", "certificate", "solvers", "max |gap|",
-                                  "gram", "seconds"])
+                                  "gram", "seconds"], w, optional=["seconds", "gram", "solvers", "max |gap|", "bound"])
     errors = [(s.check_id, r.error) for s, r in pairs if r.error]
     if errors:
         text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)
@@ -159,6 +183,45 @@ def plot_result(plot: Plot, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     return path
+
+
+def _git_commit() -> str | None:
+    """The commit of the source tree fedbounds runs from, when it is a git checkout (None otherwise)."""
+    import subprocess
+
+    src = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False)
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    head = out.stdout.strip()
+    if out.returncode != 0 or not head:
+        return None
+    return head + (" (with uncommitted changes)" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
+def run_metadata(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """What a report says about its run: fedbounds version, git commit (when run from a checkout), date (UTC),
+    the command line, and the machine (platform, processor count)."""
+    import datetime
+    import os
+    import platform
+    import shlex
+    import sys
+
+    import fedbounds
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    return {
+        "fedbounds": fedbounds.__version__,
+        "git_commit": _git_commit(),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "command": shlex.join(["fedbounds", *args]),
+        "machine": f"{platform.platform()}, {os.cpu_count()} CPUs, {platform.machine()}",
+        "python": platform.python_version(),
+    }
 
 
 def write_report(out: Path, pairs: Sequence[tuple[CheckSpec, CheckResult]], meta: dict) -> tuple[Path, list[Path]]:

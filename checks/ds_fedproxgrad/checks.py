@@ -76,6 +76,17 @@ def _budget(ctx: CheckContext, check_id: str, frac: float = 1.0) -> int:
     return max(6, int(frac * int(ctx.profile.get(check_id, "search_budget", 24))))
 
 
+def _ds_at(vals: dict, eta: np.ndarray, gamma: np.ndarray) -> dict[str, float]:
+    """The scope's point (``details["at"]``) of a DS run: the round with the largest step eta_r (A4(iv) is
+    eta_r <= 1/(6 L_F)), its gamma_r, and c_gamma = max_r gamma_r / eta_r over the rounds (the constant of (10))."""
+    eta, gamma = np.asarray(eta, float), np.asarray(gamma, float)
+    if eta.size == 0:
+        return {}
+    j = int(np.argmax(eta))
+    return {"eta": float(eta[j]), "gamma_r": float(gamma[j]), "c_gamma": float(np.max(gamma / eta)), "L_F": float(vals[S.L_F]),
+            "B": float(vals[S.B])}
+
+
 def lemma5_2_verdict(claim: str, instance: str, problem, rec, *, sigma2: float, level: float, phi_scale: float = 1.0,
                      rounds: slice | None = None, exact: bool = False, extra: dict | None = None) -> tuple[Verdict, dict]:
     """Lemma 5.2 from r_0 on (or on ``rounds``): samples D_r = F(x^{r+1}) - F(x^r) + eta_r Phi ||grad F(x^r)||^2
@@ -92,7 +103,8 @@ def lemma5_2_verdict(claim: str, instance: str, problem, rec, *, sigma2: float, 
     idx = np.arange(rec.rounds)[sel]
     details = {"r_0": r0, "rounds_checked": [int(idx[0]), int(idx[-1])] if idx.size else [], "sigma2": sigma2,
                "B": vals[S.B], "G": vals[S.G], "G_r": vals[S.G_r], "L_F": vals[S.L_F], "Phi": phi,
-               "quantity": "E[F(x^{r+1}) - F(x^r) + eta_r Phi ||grad F(x^r)||^2] against Xi_r", **(extra or {})}
+               "quantity": "E[F(x^{r+1}) - F(x^r) + eta_r Phi ||grad F(x^r)||^2] against Xi_r",
+               "at": _ds_at(vals, rec.eta[sel], gamma[sel]), **(extra or {})}
     if idx.size == 0:
         raise ValueError(f"{claim}: no round to check (r_0 = {r0} of {rec.rounds})")
     if exact:
@@ -397,7 +409,8 @@ def check_theorem5_3(ctx: CheckContext) -> CheckResult:
     res = CheckResult("ds.theorem5_3")
     ctx.tick("theorem5.3 constant vs decaying step")
     problem, const, decay = _thm53_runs(_THM53_DEFAULT, ctx.seed, int(prof.replicas), T)
-    res.verdicts.append(_thm53_verdict(const, decay, 1.0, prof.level, "fairness, sigma^2 = 0.5", T, 0.6))
+    res.verdicts.append(_thm53_verdict(const, decay, 1.0, prof.level, "fairness, sigma^2 = 0.5", T, 0.6).with_details(
+        at=_ds_at(measured_constants(problem, decay, sigma2=0.5), decay.eta, decay.gamma_emp.max(axis=1))))
     ctx.tick("theorem5.3 worst-case search")
     Ts = max(100, T // int(prof.get("ds.theorem5_3", "search_T_divisor", 4)))
     cap = int(prof.get("ds.theorem5_3", "search_T_cap_ds", 4 * Ts))
@@ -411,6 +424,9 @@ def check_theorem5_3(ctx: CheckContext) -> CheckResult:
                                  what=f"calibrated: plateau x {scale:.3g} (worst ratio {worst.ratio:.3g} / 2) at the worst case, "
                                  "fresh noise",
                                  before=1.0, after=scale, violated_at=v.details["violated_round"] if v.violated else None))
+    res.scope_tag = "T-round proxy"
+    res.scope_caveat = (f"checked by a T-round proxy the theorem (a limit, liminf = 0) does not imply; proxy worst ratio "
+                        f"{worst.ratio:.3g} at the searched point" + (" (fails there)" if worst.ratio > 1 else ""))
     if worst.ratio > 1:
         res.notes.append(f"finite-horizon proxy fails at the searched worst case: decaying tail / constant plateau = {worst.ratio:.3g} "
                          f"at T = {Tw} (instance {knobs_of(worst.point)}, point {dict(worst.point)}); Theorem 5.3 is asymptotic "
@@ -473,7 +489,8 @@ def _cor_measure(point: Mapping[str, Any], seed: int, replicas: int, noise: int,
             raise ValueError(f"corollary_ii: horizon R = {R} below the corollary's minimum {hmin:.3g}")
         samples.append(rec.g2[:-1].mean(axis=0))
     return Measured(np.stack(samples, axis=1), np.array(bounds), False, list(Rs), problem.name,
-                    {"c": c, "c_gamma": c_gamma, "sigma2": sigma2, "R": list(Rs)})
+                    {"c": c, "c_gamma": c_gamma, "sigma2": sigma2, "R": list(Rs),
+                     "at": {"c": c, "c_gamma": c_gamma, "R": min(Rs), "L_F": vals[S.L_F], "B": B}})
 
 
 @register("ds.corollary_ii", title="Corollary (ii): eta = c/sqrt(R) gives (1/R) sum E||grad F||^2 <= explicit O(1/sqrt(R))",
@@ -545,7 +562,8 @@ def _csf_measure(point: Mapping[str, Any], seed: int, replicas: int, noise: int,
     samples = np.stack([cums[R - 1] / R for R in Rs], axis=1)
     expr = dc.constant_step_bound(S.Delta_0)
     bound = evaluate_array(expr, {**vals, S.eta: eta, S.gamma_r: gamma, S.R: Rs, S.Delta_0: delta0})
-    return Measured(samples, bound, False, [int(R) for R in Rs], problem.name, {"gamma": gamma, "eta": eta, "Delta_0": delta0})
+    return Measured(samples, bound, False, [int(R) for R in Rs], problem.name, {"gamma": gamma, "eta": eta, "Delta_0": delta0,
+                    "at": {"eta": eta, "gamma_r": gamma, "L_F": vals[S.L_F], "B": B}})
 
 
 @register("ds.constant_step_floor",

@@ -170,7 +170,8 @@ def decaying_measure(point: Mapping[str, Any], seed: int, replicas: int, noise: 
     return MinMeasured(np.empty(0), np.array(bounds), replicas == 1, [int(R) for R in Rs], problem.name,
                        {"c": c, "alpha": alpha, "c_gamma": c_gamma, "sigma2": sigma2, "r_0": r0, "T": T,
                         "Delta_r0": float(delta.mean()), "F_star": "F_star_lower", "G": vals[S.G], "B": vals[S.B],
-                        "F_min_seen_minus_F_star_lower": gap, "bound_if_F_star_were_min_F_seen": bounds_fmin},
+                        "F_min_seen_minus_F_star_lower": gap, "bound_if_F_star_were_min_F_seen": bounds_fmin,
+                        "at": {"alpha": alpha, "c": c, "L_F": vals[S.L_F]}},
                        windows=windows, r0=r0)
 
 

@@ -139,7 +139,7 @@ def _floor_measure(point: Mapping[str, Any], seed: int, replicas: int, noise: in
         # the floor is a limit (R -> inf): a run still descending above it has not reached its plateau within T
         raise ValueError(f"no plateau within T = {T}: ||grad F||^2 still falls by {1 - drift:.0%} over the last {k} rounds")
     return Measured(np.array([float(const.g2[-k:, 0].mean())]), np.array([floor]), True, [f"rounds {T - k}..{T}"], problem.name,
-                    {"gamma": gamma, "T": T, "last_rounds": k})
+                    {"gamma": gamma, "T": T, "last_rounds": k, "at": {"gamma_r": gamma, "B": vals[S.B]}})
 
 
 @register("erratum.constant_gamma_floor", title="A constant inexactness gamma leaves a floor; gamma_r = sqrt(eta_r) still converges",
@@ -202,7 +202,8 @@ def _prox_measure(point: Mapping[str, Any], seed: int, replicas: int, noise: int
     bound = evaluate_array(dc.exact_prox_gamma, {S.L_f: L_f, S.eta: rec.eta})
     g = rec.gamma_emp[:, 0]
     return Measured(g, bound, True, list(range(rec.rounds)), problem.name,
-                    {"L_f": L_f, "gamma_over_eta_min": float((g / rec.eta).min()), "gamma_over_eta_max": float((g / rec.eta).max())})
+                    {"L_f": L_f, "gamma_over_eta_min": float((g / rec.eta).min()), "gamma_over_eta_max": float((g / rec.eta).max()),
+                     "at": {"eta": float(rec.eta.max()), "L_F": float(problem.constants["L_F"].value)}})
 
 
 @register("erratum.ds_inexactness_gradient_step", title="The exact local prox satisfies (10) with gamma_r / eta_r ~ L_f, not ~ 0",

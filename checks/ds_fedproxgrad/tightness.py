@@ -18,6 +18,7 @@ past 1/(6 L_F); here gamma_r = 0 and every round counts.
 
 from __future__ import annotations
 
+from fedbounds.checks.core.scope import scope_of
 from fedbounds.checks.core.search import doubling_search, record_search
 from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.ds_fedproxgrad.checks import _eta_max, lemma5_2_verdict
@@ -57,4 +58,7 @@ def check_ds_small_step(ctx: CheckContext) -> CheckResult:
                                 if eta.get("smallest_violating_factor") else f"held to x{eta['largest_factor_that_held']:g}")
     plot.curves.append(Curve("slack 1", [1, 2**8], [1.0, 1.0], role="bound"))
     res.plots.append(plot)
+    # A4(iv) is the condition probed, so the scope is Lemma 5.2's hypotheses (A4(iv) among them) at the verdict's steps
+    res.scope = scope_of("ds.lemma5_2", res.verdicts, tag="A4(iv) probed",
+                         caveat="the verdict is at the printed maximum; the steps doubled past A4(iv) are the tightness probe")
     return res

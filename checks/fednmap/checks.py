@@ -32,6 +32,7 @@ from fedbounds.checks.core.adversarial import calibrated_scale
 from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.core.profiles import Profile
+from fedbounds.checks.core.scope import at_values
 from fedbounds.checks.core.search import smallest_violating_factor
 from fedbounds.checks.core.stats import mean_ci
 from fedbounds.checks.core.verdict import VIOLATED, Verdict, compare, decide
@@ -102,7 +103,7 @@ def _theorem8_instance(kind: str, ctx: CheckContext, *, start: str, scale: float
     name = label or f"{kind}, x0 {'away from' if start == 'away' else 'at'} x*" + (f", instance seed {iseed}" if iseed != ctx.seed else "")
     details = {"T": T, "informative_from": t0, "kappa": kappa_of(values), "C_0": 0.0, "E[L_0]": EL0, "mu_PL": values[S.mu],
                "sigma2": sigma2, "Q": Q, "m": M8, "gamma": setup.gamma, "eta_hat": setup.eta_hat, "eta_a": setup.eta_a,
-               "eta_s": setup.eta_s, "eta_hat/eta_hat_max": frac, "bound_scale": scale}
+               "eta_s": setup.eta_s, "eta_hat/eta_hat_max": frac, "bound_scale": scale, "at": at_values(values)}
     if kind == "ridge":
         with np.errstate(all="ignore"):
             gap = exact_gap(problem, params, rounds=T, sigma2=sigma2)
@@ -269,7 +270,7 @@ def _rate_shape(ctx: CheckContext, Ts: list[int], *, Q: int, correction: bool, e
                 {"quantity": "local log-log slope in T of (1/T) sum_{t<T} ||F_nor(z_t)||^2 (sigma^2 = 0), last grid step",
                  "rate_slope": rate_slope, "tolerance": SHAPE_TOL, "T": Ts, "avg": avg.tolist(),
                  "implied_constant_T_avg": (avg * np.array(Ts)).tolist(), "eta_hat": setup.eta_hat, "eta_a": setup.eta_a,
-                 "Q": Q, "correction": correction})
+                 "Q": Q, "correction": correction, "at": at_values({**setup.values(), S.n: problem.n})})
     return v, {"T": Ts, "avg": avg.tolist(), "rate": rate.tolist()}
 
 
@@ -322,8 +323,10 @@ def _rate_noisy(ctx: CheckContext) -> tuple[Verdict, Verdict, dict]:
                "rate_slope": rate_slope, "tolerance": NOISY_TOL, "T": Ts, "sigma2": SIGMA2_RATE, "Q": 2, "n": problem.n,
                "rho_f": c["rho_f"].value, "L": L}
     name = f"sigmoid least squares + l1 (f nonconvex), sigma^2 = {SIGMA2_RATE:g}, eta_hat ~ T^-1/2"
+    at = [at_values({**theorem5_parameters(L, rho, Q=2, m=1, frac=math.sqrt(T1 / T), eta_a_frac=1.0).values(), S.n: problem.n})
+          for T in Ts]
     v = compare("fednmap.theorem5.rate", name, np.log(tuned[2] / tuned[1]) / np.log(2.0), allowed, exact=False,
-                level=ctx.profile.level, details={**details, "avg": tuned.mean(axis=1).tolist()})
+                level=ctx.profile.level, details={**details, "avg": tuned.mean(axis=1).tolist(), "at": at})
     neg = compare("fednmap.theorem5.rate", "sigmoid least squares, eta_hat held at its maximum", np.log(const[2] / const[1]) / np.log(2.0),
                   allowed, exact=False, level=ctx.profile.level, details={**details, "avg": const.mean(axis=1).tolist()})
     neg = control(neg, changed="eta_hat schedule", what="eta_hat held at Theorem 5's maximum for every T instead of ~ T^-1/2 "

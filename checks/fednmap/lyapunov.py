@@ -17,6 +17,7 @@ import numpy as np
 from fedbounds.checks.core.cache import cached
 from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.core.scope import at_values
 from fedbounds.checks.core.stats import mean_ci
 from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.checks.fednmap.checks import FRESH, SIGMA2, _searched, _start, theorem8_curve, theorem8_values
@@ -82,7 +83,7 @@ def _window_verdict(problem, setup, data, *, C0: float, Cc: float, sigma2: float
     samples = (L[starts + WINDOW] - factor * L[starts]).T
     v = compare("fednmap.lyapunov", name, samples, np.full(starts.size, noise), exact=False, level=level,
                 details={"C_0": C0, "C_c": Cc, "m": WINDOW, "window_factor": factor, "window_noise": noise, "kappa_times": kappa_times,
-                         "floor": floor,
+                         "floor": floor, "at": at_values(vals),
                          "quantity": "E[L_{t+m} - window_factor L_t] against window_noise, windows starting at log-spaced t"})
     return v.with_details(worst_window=int(starts[v.details["worst_index"]])), starts, L
 

@@ -87,6 +87,13 @@ def _descent(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0, C_c
                          symmetric=symmetric)
 
 
+def _at(rho: float, n: int, Q: int, k: float, C_0: float = 1.0, C_c: float = 1.0) -> dict[str, float]:
+    """The parameters of a grid point for its verdict's scope (``details["at"]``): steps k times Theorem 5's printed ones."""
+    st = theorem5_steps(L, rho, Q)
+    return {"L": L, "rho": rho, "n": n, "Q": Q, "m": 1, "gamma": st["gamma"], "eta_hat": k * st["eta_hat"], "eta_a": k * st["eta_a"],
+            "C_0": C_0, "C_c": C_c}
+
+
 def _label(rho: float, n: int, Q: int, T: int, k: float) -> str:
     return f"rho={rho:g} n={n} Q={Q} T={T} steps={k:g}x printed"
 
@@ -112,7 +119,7 @@ def check_lyapunov_constants(ctx: CheckContext) -> CheckResult:
         cert = _descent(*point)
         row = committed_descent(*point)
         v = pep_verdict(CONSTANTS, _label(*point), cert, 1.0, point=dict(zip(("rho", "n", "Q", "T", "k"), point, strict=True)),
-                        committed=None if row is None else row["value"])
+                        committed=None if row is None else row["value"], at=_at(point[0], point[1], point[2], point[4]))
         res.verdicts.append(v)
         if (why := _drift(cert, row)) is not None:
             drifts.append(f"{_label(*point)}: {why}")
@@ -161,7 +168,7 @@ def check_largest_step(ctx: CheckContext) -> CheckResult:
         ctx.tick(f"PEP largest step rho={rho:g} n={n} Q={Q} T={T}")
         cert = _descent(rho, n, Q, T, k, C_0, C_c)
         res.verdicts.append(pep_verdict(LARGEST_STEP, _label(rho, n, Q, T, k) + f" (C_0={C_0:g}, C_c={C_c:g})", cert, 1.0,
-                                        k=k, committed=row["value"]))
+                                        k=k, committed=row["value"], at=_at(rho, n, Q, k, C_0, C_c)))
         ks.append(k)
         if not res.negatives:
             bad = _descent(rho, n, Q, T, 2 * k, C_0, C_c)
@@ -216,7 +223,7 @@ def _exponent_verdict(rho: float, n: int, Q: int, k: float, mu: float, C_0: floa
     cert = pl_contraction_pep(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, mu, C_0, 1.0)
     e = theorem8_exponent(k * st["eta_hat"], mu, st["gamma"], C_0)
     v = pep_verdict(EXPONENT, f"rho={rho:g} n={n} Q={Q} mu={mu:g} steps={k:g}x printed", cert, -e,
-                    exponent_theorem8=e, exponent_certified=None if cert.value is None else -cert.value)
+                    exponent_theorem8=e, exponent_certified=None if cert.value is None else -cert.value, at=_at(rho, n, Q, k))
     slack = math.nan if cert.value is None or not math.isfinite(cert.value) else -cert.value / e
     return dataclasses.replace(v, slack=slack)
 

@@ -250,6 +250,10 @@ def _register() -> None:
             plot_q.curves.append(Curve("slope -1", Qs, [r0 * cfg["Q0"] / Q for Q in Qs], role="bound"))
         res.plots += [plot_n, plot_q]
         ratios = step_ratios(c["L"].value, c["rho"].value, eh0, [(k, cfg["Q0"]) for k in ks] + [(1, Q) for Q in Qs])
+        configs = {"n": [(k, cfg["Q0"]) for k in ks], "Q": [(1, Q) for Q in Qs]}
+        res.verdicts = [v.with_details(at=[{"L": c["L"].value, "rho": c["rho"].value, "gamma": su.gamma, "m": 1, "n": cfg["n0"] * k, "Q": Q,
+                                            "eta_hat": eh0 * k * Q / cfg["Q0"], "eta_a": cfg["eta_a_Q"] / Q}
+                                           for k, Q in configs[v.details["axis"]]]) for v in res.verdicts]
         res.tightness = {"target": target, "fednmap_plateau_base": plateau, "eta_hat_base": eh0, "step_ratios": ratios,
                          "not_applicable": "a slope claim (rounds to a target against n and Q): no observed / bound ratio"}
         res.notes.append(step_ratio_note(ratios))

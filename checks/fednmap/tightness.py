@@ -16,11 +16,13 @@ theorem's maximum) and the smallest violating factor.
 
 from __future__ import annotations
 
+from fedbounds.checks.core.scope import at_values
 from fedbounds.checks.core.search import MAX_DOUBLINGS, doubling_search, record_search
 from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.checks.fednmap.checks import _start, fednmap_run, theorem8_curve, theorem8_values
 from fedbounds.checks.fednmap.common import checkpoints, make_instance, theorem5_parameters
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.theory.core import symbols as S
 
 
 def _theorem8_at(ctx: CheckContext, *, eta_hat_frac: float, eta_a_frac: float, T0: int, T_fixed: int | None = None) -> Verdict:
@@ -33,7 +35,8 @@ def _theorem8_at(ctx: CheckContext, *, eta_hat_frac: float, eta_a_frac: float, T
     ts = checkpoints(T, 40)
     bound = theorem8_curve(theorem8_values(problem, setup, sigma2=0.0, EL0=EL0), ts)
     name = f"lasso, sigma^2 = 0, eta_hat x{eta_hat_frac:g}, eta_a x{eta_a_frac:g}"
-    details = {"eta_hat": setup.eta_hat, "eta_a": setup.eta_a, "eta_hat_max": setup.eta_hat_max, "eta_a_max": setup.eta_a_max, "T": T}
+    details = {"eta_hat": setup.eta_hat, "eta_a": setup.eta_a, "eta_hat_max": setup.eta_hat_max, "eta_a_max": setup.eta_a_max, "T": T,
+               "at": at_values({**setup.values(), S.n: problem.n})}
     if traj.divergence is not None:
         d = traj.divergence
         return Verdict("fednmap.theorem5.conditions", name, float("inf"), float(bound[-1]), float("inf"), float("inf"), "violated", 0.0,
@@ -61,6 +64,8 @@ def check_fednmap_conditions(ctx: CheckContext) -> CheckResult:
     plot.curves.append(Curve("slack 1", [1, 2**MAX_DOUBLINGS], [1.0, 1.0], role="bound"))
     res.plots.append(plot)
     res.notes.append("ratio = largest factor over the theorem's maximum at which Theorem 8's bound still held on the instance")
+    res.scope_tag = "conditions probed"
+    res.scope_caveat = "the verdict is at the printed maxima; the steps doubled past them are the tightness probe, not verdicts"
     return res
 
 

@@ -386,8 +386,88 @@ def _slope_rows(points: list[StudyPoint]) -> list[dict[str, Any]]:
     return rows
 
 
+def comparison_figure(points: list[StudyPoint], slopes: list[dict[str, Any]], path: Any) -> None:
+    """Rounds to target against nQ, ONE panel comparing the methods (log-log): per method its reached points
+    (markers, with their 95% bootstrap intervals) and its fitted power law (a line over the points' range), the
+    fitted slope rounded to 2 decimals in the legend with its bootstrap interval (``slopes``: the ``nQ``/``all``
+    rows of :func:`_slope_rows` or of ``slopes.csv``), and a slope -1 guide anchored at the first method's
+    n = Q = 1 point. A method with no fit is listed as such."""
+    from matplotlib.figure import Figure
+
+    fits = {r["method"]: r for r in slopes if r.get("axis") == "nQ" and r.get("series") == "all"}
+    methods = list(dict.fromkeys(p.method for p in points))
+    fig = Figure(figsize=(7.2, 5.0), layout="constrained")
+    ax = fig.subplots()
+    markers = "osD^vP*X"
+    for i, method in enumerate(methods):
+        mp = [p for p in points if p.method == method]
+        ok = sorted((p for p in mp if p.decision == "reached" and p.rtt), key=lambda p: p.n * p.Q)
+        fit = fits.get(method) or {}
+        slope = fit.get("slope")
+        label = f"{method} ({len(ok)} of {len(mp)} points reached)"
+        if slope is not None and math.isfinite(slope):
+            lo, hi = fit.get("boot_low"), fit.get("boot_high")
+            ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi) else ""
+            label += f": slope {slope:.2f}{ci}"
+        else:
+            label += ": no fit"
+        # methods whose curves coincide (FedNMap with and without its correction here) stay visible: each later
+        # method is drawn thinner, on top, in its own dash pattern and marker
+        color, lw, dash, z = f"C{i}", max(2.8 - 0.6 * i, 1.0), ("-", "--", "-.", ":")[i % 4], 2 + i
+        if ok:
+            x = np.array([p.n * p.Q for p in ok], dtype=float)
+            y = np.array([p.rtt for p in ok], dtype=float)
+            lo_ = np.array([p.ci[0] if p.ci[0] is not None else p.rtt for p in ok], dtype=float)
+            hi_ = np.array([p.ci[1] if p.ci[1] is not None else p.rtt for p in ok], dtype=float)
+            ax.errorbar(x, y, yerr=[np.clip(y - lo_, 0, None), np.clip(hi_ - y, 0, None)], marker=markers[i % len(markers)],
+                        ms=7 - i if i < 4 else 4, capsize=2, ls="none", color=color, alpha=0.8, mfc="none" if i % 2 else color, zorder=z)
+            intercept = fit.get("intercept")
+            if slope is not None and math.isfinite(slope):
+                if intercept is None:  # slopes.csv has no intercept: the OLS line through the points' mean
+                    intercept = float(np.mean(np.log(y)) - slope * np.mean(np.log(x)))
+                xx = np.geomspace(x.min(), x.max(), 20)
+                ax.plot(xx, np.exp(intercept) * xx**slope, color=color, lw=lw, ls=dash, zorder=z)
+        ax.plot([], [], color=color, lw=lw, marker=markers[i % len(markers)], mfc="none" if i % 2 else color, ls=dash, label=label)
+    ref = [p for p in points if p.decision == "reached" and p.rtt and p.n * p.Q == 1]
+    if ref:
+        xx = np.geomspace(1, max(p.n * p.Q for p in points), 20)
+        ax.plot(xx, ref[0].rtt / xx, ls=(0, (1, 3)), color="0.4", lw=1, label="slope -1 (linear speedup)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("nQ (clients x local steps)")
+    ax.set_ylabel("rounds to E[psi - psi*] <= target")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title("Rounds to target against nQ, per method\n(best step constant; 95% bootstrap intervals; fitted slopes in the legend)",
+                 fontsize=10)
+    fig.savefig(path, dpi=100)
+
+
+def read_study_csv(out_dir: Any) -> tuple[list[StudyPoint], list[dict[str, Any]]]:
+    """The study's points and slope rows from its committed ``points.csv`` and ``slopes.csv`` (no store needed;
+    the points carry no bootstrap draws, so nothing is refitted from them)."""
+    import csv
+    from pathlib import Path
+
+    def num(v: str) -> float | None:
+        return float(v) if v not in ("", None) else None
+
+    out = Path(out_dir)
+    with open(out / "points.csv", newline="") as fh:
+        points = [
+            StudyPoint(r["method"], int(r["n"]), int(r["Q"]), float(r["eta_s"]), r["decision"],
+                       None if r["rounds_to_target"] == "" else int(float(r["rounds_to_target"])),
+                       (num(r["ci_low"]), num(r["ci_high"])), int(r["replicas_used"]), [])
+            for r in csv.DictReader(fh)
+        ]
+    with open(out / "slopes.csv", newline="") as fh:
+        slopes = [{k: (v if k in ("method", "axis", "series") else num(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
+    return points, slopes
+
+
 def _figure(points: list[StudyPoint], axis: str, path: Any) -> None:
-    """Rounds to target against ``axis`` (n, Q or nQ), one panel per method, log-log, with a slope -1 guide."""
+    """Rounds to target against ``axis`` (n or Q), one panel per method, log-log, one line per value of the other
+    axis, with a slope -1 guide (against nQ: :func:`comparison_figure`, one panel comparing the methods)."""
     from matplotlib.figure import Figure
 
     methods = list(dict.fromkeys(p.method for p in points))
@@ -500,8 +580,9 @@ def write_study(store_path: Any, out_dir: Any) -> dict[str, Any]:
     slopes = _slope_rows(points)
     cols = ["method", "axis", "series", "slope", "boot_low", "boot_high", "ols_low", "ols_high", "points", "excluded", "complete"]
     _csv(out / "slopes.csv", cols, [[s.get(c) for c in cols] for s in slopes])
-    for axis in ("n", "Q", "nQ"):
+    for axis in ("n", "Q"):
         _figure(points, axis, out / f"rounds_vs_{axis}.png")
+    comparison_figure(points, slopes, out / "rounds_vs_nQ.png")
     decisions: dict[str, int] = {}
     for r in rows:
         decisions[r["result"].get("decision", "?")] = decisions.get(r["result"].get("decision", "?"), 0) + 1
@@ -518,11 +599,17 @@ def write_study(store_path: Any, out_dir: Any) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """``python -m fedbounds.checks.sweep.efficiency STORE OUT``: write the study's tables and figures."""
     import json
+    import os
     import sys
 
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 2 and args[0] == "--figure":  # redraw rounds_vs_nQ.png from the committed CSVs
+        points, slopes = read_study_csv(args[1])
+        comparison_figure(points, slopes, os.path.join(args[1], "rounds_vs_nQ.png"))
+        return 0
     if len(args) != 2:
-        print("usage: python -m fedbounds.checks.sweep.efficiency STORE OUT_DIR", file=sys.stderr)
+        print("usage: python -m fedbounds.checks.sweep.efficiency STORE OUT_DIR\n"
+              "       python -m fedbounds.checks.sweep.efficiency --figure OUT_DIR  (rounds_vs_nQ.png from its CSVs)", file=sys.stderr)
         return 2
     print(json.dumps(write_study(args[0], args[1]), indent=1))
     return 0

@@ -12,7 +12,8 @@ log Q (at fixed n) should have slope -1. For every spec in the store this module
 - ``slopes.csv`` and ``<spec>_rounds_vs_<axis>.png``: rounds against each axis on log-log scales, one line
   per value of the other axes, with the OLS slope of log rounds on log axis over all seeds and its t-interval
   (:func:`fedbounds.checks.core.stats.loglog_slope`), and a reference line of the expected slope; with two or more axes also
-  ``<spec>_rounds_vs_product.png`` (rounds against n*Q, one pooled fit).
+  ``<spec>_rounds_vs_product.png`` (rounds against n*Q in ONE panel: one line per method or other grid value,
+  its fitted slope rounded to 2 decimals in the legend).
 
 A point enters a fit only when every one of its seeds reached the target (a censored or diverged seed would
 bias the mean); the excluded points are counted in ``slopes.csv``.
@@ -24,6 +25,7 @@ holding a cell outside that configuration or a cell that fails its checksum.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import itertools
 import json
 import math
@@ -69,6 +71,16 @@ class ReportFiles:
     figures: list[Path]
     slopes: list[dict]
     notes: list[str]
+
+    def moved_to(self, folder: Path) -> ReportFiles:
+        """The same files, at their places in ``folder`` (after the staging folder was installed there)."""
+        return dataclasses.replace(
+            self,
+            cells_csv=folder / self.cells_csv.name,
+            points_csv=folder / self.points_csv.name,
+            slopes_csv=folder / self.slopes_csv.name,
+            figures=[folder / f.name for f in self.figures],
+        )
 
 
 def _fmt(v: Any) -> str:
@@ -184,6 +196,8 @@ def _plot_axis(spec: str, axis: str | list[str], points: list[Point], settings: 
     other_axes = [k for k in others if k in settings["axes"]]
     panel_keys = [k for k in others if k not in other_axes]
     series_keys = other_axes
+    if len(keys) > 1:  # the product figure compares everything in ONE panel: one line (and one fit) per series
+        series_keys, panel_keys = panel_keys + other_axes, []
 
     def key_of(p: Point, ks: Sequence[str]) -> str:
         return canonical_json({k: p.coords.get(k) for k in ks})
@@ -239,11 +253,14 @@ def _plot_axis(spec: str, axis: str | list[str], points: list[Point], settings: 
             if fit is not None:
                 ci = "" if not math.isfinite(fit.ci_low) else f" [{fit.ci_low:.2f}, {fit.ci_high:.2f}]"
                 text += f": slope {fit.slope:.2f}{ci}"
-            style = "none" if len(keys) > 1 else "-"  # several points share an x = n*Q: markers only
-            line = ax.errorbar(x, y, yerr=yerr, marker="o", capsize=3, ls=style, label=text)
+            product = len(keys) > 1  # several points share an x = n*Q: markers, and the fitted line as the series' line
+            line = ax.errorbar(x, y, yerr=yerr, marker="o", capsize=3, ls="none" if product else "-", label=None if product else text)
             if fit is not None:
                 xx = np.geomspace(x.min(), x.max(), 20)
-                ax.plot(xx, np.exp(fit.intercept) * xx**fit.slope, ls=":", color=line[0].get_color(), lw=1)
+                ax.plot(xx, np.exp(fit.intercept) * xx**fit.slope, ls="-" if product else ":", color=line[0].get_color(),
+                        lw=1.5 if product else 1, label=text if product else None)
+            elif product:
+                line[0].set_label(text)
             if anchor is None or y[0] > anchor[1]:
                 anchor = (float(x[0]), float(y[0]))
         if anchor is not None:

@@ -15,6 +15,7 @@ process and exit as soon as it is gone, however it died.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import importlib
 import multiprocessing
 import os
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fedbounds.checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json
+from fedbounds.checks.sweep.spec import DEFAULT_CELL, Cell, Spec, canonical_json, cell_allowed
 from fedbounds.checks.sweep.store import Store, encode_curves
 
 __all__ = ["Outcome", "SweepSummary", "execute", "resolve_cell_function", "run_sweep"]
@@ -87,8 +88,11 @@ class SweepSummary:
 
 
 def resolve_cell_function(path: str) -> Callable[[Mapping[str, Any]], Mapping[str, Any]]:
-    """Import ``"module:function"``; a ValueError names what is missing. If the module defines ``prepare()``,
-    it is called once first (to import what the cell needs before the BLAS thread limit is taken)."""
+    """Import ``"module:function"``, a registered cell (:func:`fedbounds.checks.sweep.spec.cell_allowed`); a
+    ValueError names what is missing. If the module defines ``prepare()``, it is called once first (to import
+    what the cell needs before the BLAS thread limit is taken)."""
+    if not cell_allowed(path):
+        raise ValueError(f"cell function {path!r} is not registered (see the spec field 'cell')")
     module_name, _, func_name = path.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -169,7 +173,11 @@ class _one_thread:
 def _watch_sweep(sweep_pid: int) -> None:
     """Pool initializer: exit as soon as the sweep process ``sweep_pid`` is gone, however it died (SIGKILL
     included). Workers fork from the forkserver, so their parent is not the sweep: they watch its pid, through
-    a pidfd where Linux has one (woken at its exit), else by polling every half second."""
+    a pidfd where Linux has one (woken at its exit), else by polling every half second. Ctrl-C and SIGTERM, which
+    the sweep's command line routes through one thread, stop a worker again."""
+    from fedbounds.checks.cli import unblock_interrupts
+
+    unblock_interrupts()
     try:
         pidfd: int | None = os.pidfd_open(sweep_pid)
     except ProcessLookupError:
@@ -229,8 +237,10 @@ class _PoolBackend(_Backend):
             # workers fork from a server that imported numpy/scipy and the cell module once: no per-worker
             # import cost, and no fork of this (possibly threaded) parent
             ctx = multiprocessing.get_context("forkserver")
-            modules = ["fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell", "fedbounds.checks.fednmap.speedup"]
+            modules = ["fedbounds.checks.sweep.quiet", "fedbounds.checks.sweep.runner", "fedbounds.checks.sweep.cell",
+                       "fedbounds.checks.fednmap.speedup"]
             ctx.set_forkserver_preload([*modules, *preload])
+            _start_forkserver_without_cwd()
         else:  # pragma: no cover - Windows
             ctx = multiprocessing.get_context("spawn")
         self._pool = cf.ProcessPoolExecutor(max_workers=processes, mp_context=ctx, initializer=_watch_sweep, initargs=(os.getpid(),))
@@ -243,7 +253,32 @@ class _PoolBackend(_Backend):
         return set(done)
 
     def close(self, abort: bool = False) -> None:
+        """Shut the pool down. On ``abort`` the workers are killed first: a worker busy with a cell would otherwise run
+        it to the end (and the interpreter waits for it at exit), and one still starting would fail noisily once the
+        pool's queues are gone. Cells are pure and only this process writes the store, so nothing is lost."""
+        if abort:
+            for p in list((getattr(self._pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, ValueError):
+                    p.kill()
         self._pool.shutdown(wait=not abort, cancel_futures=True)
+
+
+def _start_forkserver_without_cwd() -> None:
+    """Start the forkserver with ``PYTHONSAFEPATH=1``: it runs as ``python -c``, which would otherwise put the
+    current folder first on ``sys.path``, so a user's ``random.py`` or ``csv.py`` there would be imported (and run)
+    by the server and every worker. Only the project's registered cell modules (and those named in
+    ``$FEDBOUNDS_CELLS``, found through ``PYTHONPATH``) are imported."""
+    from multiprocessing import forkserver
+
+    old = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        forkserver.ensure_running()
+    finally:
+        if old is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = old
 
 
 class _DaskBackend(_Backend):

@@ -69,12 +69,15 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CELLS_ENV",
     "CELL_FORMAT",
     "DEFAULT_CELL",
+    "REGISTERED_CELLS",
     "Cell",
     "Spec",
     "SpecError",
     "canonical_json",
+    "cell_allowed",
     "cell_key",
     "load_spec",
     "parse_spec",
@@ -84,6 +87,24 @@ __all__ = [
 CELL_FORMAT = 1
 #: The cell computation used unless a spec names another (``cell = "module:function"``).
 DEFAULT_CELL = "fedbounds.checks.sweep.cell:compute_cell"
+#: The cell functions a spec may name: the project's own. A spec is data, so it must not choose arbitrary code
+#: to import and call; a cell of one's own (a plugin, a test) is allowed by naming it in :data:`CELLS_ENV`.
+REGISTERED_CELLS = frozenset(
+    {
+        DEFAULT_CELL,
+        "fedbounds.checks.sweep.cell:compute_study_cell",
+        "fedbounds.checks.sweep.closed_form_cells:compute_inside_cell",
+    }
+)
+CELLS_ENV = "FEDBOUNDS_CELLS"
+
+
+def cell_allowed(cell: str) -> bool:
+    """Whether a spec may name ``cell``: a registered cell, or one the user allowed in ``$FEDBOUNDS_CELLS``."""
+    import os
+
+    extra = {c.strip() for c in os.environ.get(CELLS_ENV, "").split(",") if c.strip()}
+    return cell in REGISTERED_CELLS or cell in extra
 
 #: Algorithm names of the engine contract (used when ``fedbounds.algorithms.run`` cannot be imported).
 _CONTRACT_ALGORITHMS = (
@@ -140,7 +161,9 @@ _TOP_FIELDS = {
     "scale",
 }
 _REQUIRED_FIELDS = ("name", "algorithm", "rounds", "seeds", "instance", "grid", "target")
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+#: the largest spec file read (a spec is a few kB; a device or a huge file is refused before reading it whole)
+MAX_SPEC_BYTES = 1 << 20
 _CELL_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -423,7 +446,12 @@ def parse_spec(text: str, *, source: str = "<spec>") -> Spec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError("<toml>", f"{source} is not valid TOML: {exc}") from None
-    return _validate(data, text)
+    except RecursionError:
+        raise SpecError("<toml>", f"{source} nests tables or arrays too deeply to be a spec") from None
+    try:
+        return _validate(data, text)
+    except RecursionError:
+        raise SpecError("<toml>", f"{source} nests tables or arrays too deeply to be a spec") from None
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -435,7 +463,7 @@ def load_spec(path: str | Path) -> Spec:
     if bare and (specs_dir / f"{p.name}.toml").exists():
         p = specs_dir / f"{p.name}.toml"
     try:
-        text = p.read_text(encoding="utf-8")
+        text = _read_spec_text(p)
     except UnicodeDecodeError as exc:
         raise ValueError(f"spec {str(p)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
     except OSError as exc:
@@ -444,6 +472,22 @@ def load_spec(path: str | Path) -> Spec:
             hint = f", and no shipped spec has that name (shipped: {', '.join(sorted(q.stem for q in specs_dir.glob('*.toml')))})"
         raise ValueError(f"cannot read spec {str(path)!r}: {exc.strerror or exc}{hint}") from None
     return parse_spec(text, source=str(p))
+
+
+def _read_spec_text(p: Path) -> str:
+    """The text of a regular file of at most :data:`MAX_SPEC_BYTES` (a FIFO, a device such as ``/dev/zero``
+    or a folder is refused without reading it)."""
+    import stat
+
+    st = p.stat()
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(21, "is a folder, not a spec file", str(p))
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(22, "not a regular file (a device, FIFO or socket)", str(p))
+    if st.st_size > MAX_SPEC_BYTES:
+        raise OSError(27, f"larger than {MAX_SPEC_BYTES} bytes; a spec is a small TOML file", str(p))
+    with open(p, "rb") as fh:
+        return fh.read(MAX_SPEC_BYTES + 1).decode("utf-8")
 
 
 def _validate(data: dict, text: str) -> Spec:
@@ -456,7 +500,7 @@ def _validate(data: dict, text: str) -> Spec:
 
     name = data["name"]
     if not (isinstance(name, str) and _NAME_RE.match(name)):
-        raise SpecError("name", f"expected a name of letters, digits, '_', '.', '-', got {_describe(name)}")
+        raise SpecError("name", f"expected a name of at most 64 letters, digits, '_', '.', '-', got {_describe(name)}")
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SpecError("description", f"expected a string, got {_describe(description)}")
@@ -468,6 +512,12 @@ def _validate(data: dict, text: str) -> Spec:
     cell = data.get("cell", DEFAULT_CELL)
     if not (isinstance(cell, str) and _CELL_RE.match(cell)):
         raise SpecError("cell", f"expected 'module:function', got {_describe(cell)}")
+    if not cell_allowed(cell):
+        raise SpecError(
+            "cell",
+            f"{cell!r} is not a registered cell function; registered: {sorted(REGISTERED_CELLS)} "
+            f"(a cell of your own: name it in the environment variable {CELLS_ENV}, comma-separated)",
+        )
 
     # instance
     inst = _table(data, "instance", required=True)
@@ -529,6 +579,7 @@ def _validate(data: dict, text: str) -> Spec:
     if cells > MAX_CELLS:
         raise SpecError("grid", f"the grid times the seeds makes {cells} cells; at most {MAX_CELLS}")
     check_memory(inst_name, inst_params, grid, replicas, rounds, len(metrics))
+    check_work(inst_name, inst_params, params, grid, replicas, rounds)
     if cell == DEFAULT_CELL:
         _check_engine_names(algorithm, inst_name, inst_params, params, grid)
         if oracle is not None:
@@ -569,11 +620,10 @@ def _cell_bytes(sizes: Mapping[str, int], metrics: int) -> int:
     return 8 * (n * m * p + n * p * p + 6 * r * n * p + (t + 1) * r * max(metrics, 1))
 
 
-def check_memory(
-    inst_name: str, inst_params: Mapping[str, Any], grid: Mapping[str, list], replicas: int, rounds: int | dict, metrics: int
-) -> None:
-    """Reject, before any cell runs, sizes whose arrays cannot fit in memory; the error names the field to
-    reduce (the one whose reduction to 1 saves the most)."""
+def _sizes(
+    inst_name: str, inst_params: Mapping[str, Any], grid: Mapping[str, list], replicas: int, rounds: int | dict
+) -> dict[str, tuple[str, int]]:
+    """The largest n, m, p, replicas and rounds a cell of the spec can have, each with the field that sets it."""
     defaults: dict[str, Any] = {}
     with contextlib.suppress(ImportError, KeyError):
         from fedbounds.algorithms.instances import INSTANCES
@@ -592,6 +642,15 @@ def check_memory(
             fields[k] = (f"instance.{k}", int(d) if _is_int(d) else 1)
     fields["replicas"] = ("replicas", int(replicas))
     fields["rounds"] = ("rounds", int(rounds if isinstance(rounds, int) else rounds["max"]))
+    return fields
+
+
+def check_memory(
+    inst_name: str, inst_params: Mapping[str, Any], grid: Mapping[str, list], replicas: int, rounds: int | dict, metrics: int
+) -> None:
+    """Reject, before any cell runs, sizes whose arrays cannot fit in memory; the error names the field to
+    reduce (the one whose reduction to 1 saves the most)."""
+    fields = _sizes(inst_name, inst_params, grid, replicas, rounds)
     sizes = {k: v for k, (_, v) in fields.items()}
     need, limit = _cell_bytes(sizes, metrics), memory_limit()
     if need <= limit:
@@ -599,6 +658,53 @@ def check_memory(
     culprit = min(fields, key=lambda k: _cell_bytes({**sizes, k: 1}, metrics))
     where, value = fields[culprit]
     raise SpecError(where, f"{value} makes one cell need about {need / 2**30:.3g} GiB, more than the {limit / 2**30:.3g} GiB allowed")
+
+
+#: the environment variable that raises :func:`work_limit`
+WORK_ENV = "FEDBOUNDS_MAX_CELL_WORK"
+
+
+def work_limit() -> float:
+    """Floating-point operations one cell may plan: 1e13 (hours on one core), or ``$FEDBOUNDS_MAX_CELL_WORK``."""
+    text = os.environ.get(WORK_ENV, "").strip()
+    if not text:
+        return 1e13
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"${WORK_ENV} must be a number of operations, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"${WORK_ENV} must be a positive finite number, got {text!r}")
+    return value
+
+
+def check_work(
+    inst_name: str,
+    inst_params: Mapping[str, Any],
+    params: Mapping[str, Any],
+    grid: Mapping[str, list],
+    replicas: int,
+    rounds: int | dict,
+) -> None:
+    """Reject, before any cell runs, a cell whose arithmetic alone would take hours: rounds x replicas x n x Q
+    local gradients of m x p each. Validation bounds time as memory: ``Q = 10**12`` fits in memory but never ends.
+    The limit is :func:`work_limit` (raise it with ``$FEDBOUNDS_MAX_CELL_WORK``)."""
+    fields = _sizes(inst_name, inst_params, grid, replicas, rounds)
+    if "Q" in grid:
+        fields["Q"] = ("grid.Q", max(int(v) for v in grid["Q"] if _is_int(v)) if any(_is_int(v) for v in grid["Q"]) else 1)
+    elif _is_int(params.get("Q")):
+        fields["Q"] = ("params.Q", int(params["Q"]))
+    work = math.prod(float(v) for _, v in fields.values())
+    limit = work_limit()
+    if work <= limit:
+        return
+    culprit = max((k for k in fields if k != "m"), key=lambda k: fields[k][1])
+    where, value = fields[culprit]
+    raise SpecError(
+        where,
+        f"{value} makes one cell about {work:.3g} operations, more than the {limit:.3g} allowed "
+        f"(hours of computing; raise the limit with ${WORK_ENV} if you mean it)",
+    )
 
 
 def _check_engine_names(algorithm: str, inst_name: str, inst_params: Mapping, params: Mapping, grid: Mapping[str, list]) -> None:

@@ -136,9 +136,18 @@ def row_checksum(key: str, spec: str, config: str, coords: str, result: str, cur
 
 
 def check_store_path(path: Path) -> None:
-    """Raise an OSError naming ``path`` (or its first ancestor at fault) when no store can live there."""
+    """Raise an OSError naming ``path`` (or its first ancestor at fault) when no store can live there: a store is a
+    regular file on disk (never SQLite's ``:memory:`` or a ``file:`` URI, which would keep nothing, nor a FIFO or a
+    device, which would block or swallow the cells)."""
+    text = str(path)
+    if text == ":memory:" or text.startswith("file:"):
+        raise OSError(22, "is an in-memory or URI database name; a sweep store must be a file on disk", text)
+    if path.is_symlink() and not path.exists():
+        raise OSError(40, "is a symbolic link that leads nowhere (dangling, or a loop)", text)
     if path.is_dir():
         raise IsADirectoryError(21, "is a folder, not a sweep store", str(path))
+    if path.exists() and not path.is_file():
+        raise OSError(22, "is not a regular file (a FIFO, device or socket); a sweep store must be a file", text)
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -182,7 +191,11 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
-                self._con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout)
+                # on read-only media SQLite cannot create the WAL index beside a WAL-mode file: read it as immutable
+                # (a store closed cleanly holds every cell in its main file, checkpointed at close)
+                writable = os.access(self.path.resolve().parent, os.W_OK)
+                mode = "mode=ro" if writable else "mode=ro&immutable=1"
+                self._con = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True, timeout=timeout)
             else:
                 self._con = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         except sqlite3.Error as exc:
@@ -230,8 +243,15 @@ class Store:
         except StoreError:
             raise
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            text = str(exc)
+            if "locked" in text or "busy" in text:
                 raise StoreLocked(f"store {str(self.path)!r} is locked by another process: {exc}") from None
+            if "full" in text:
+                raise StoreError(f"store {str(self.path)!r}: the disk is full ({exc})") from None
+            if "readonly" in text or "read-only" in text:
+                raise StoreError(f"store {str(self.path)!r} cannot be written (read-only file or medium: {exc})") from None
+            if "disk I/O" in text or "unable to open" in text:
+                raise StoreError(f"store {str(self.path)!r} cannot be read or written ({exc}); check the disk and permissions") from None
             raise StoreError(f"store {str(self.path)!r} is damaged or unreadable: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{str(self.path)!r} is not a sweep store, or is damaged: {exc}") from None
@@ -268,12 +288,17 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        """Release this store's leases and close the connection (committed cells are already on disk)."""
+        """Release this store's leases, fold the WAL into the main file and close the connection. After a clean
+        close the ``.sqlite`` file alone holds every cell (copying it is enough); after a crash the newest cells are
+        in the ``-wal`` file beside it until the next open replays them."""
         if self._heartbeat is not None:
             self._heartbeat.stop()
             self._heartbeat = None
             with contextlib.suppress(sqlite3.Error):
                 self._con.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
+        if not self.readonly:
+            with contextlib.suppress(sqlite3.Error):  # busy while another sweep writes: it checkpoints at its close
+                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._con.close()
 
     # ---- the configuration ----
@@ -327,7 +352,12 @@ class Store:
                 (key, spec, config, coords, result, sqlite3.Binary(curves), float(elapsed), time.time(), checksum),
             )
             self._con.execute("DELETE FROM leases WHERE key = ?", (key,))
-            return cur.rowcount == 1
+            added = cur.rowcount == 1
+        # fold the WAL into the main file after every cell (a cell takes seconds, a checkpoint milliseconds): after a
+        # crash the .sqlite alone then holds every stored cell, and a copy of it loses none
+        with contextlib.suppress(sqlite3.Error):
+            self._con.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        return added
 
     def verify(self, *, repair: bool = False) -> int:
         """Check every cell row against its checksum. Returns how many fail; with ``repair`` (a writable

@@ -14,7 +14,8 @@ DS = ["feasible", "ds-fedproxgrad", "--L-f", "1", "--L-r", "0.5", "--lam", "0.2"
 
 
 def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*FEDNMAP, "--mu", "0.1", "--T", "1000", "--epsilon", "0.1"]) == 0
+    # at a fixed window m = 1 the variance floor 36 sigma^2/(m n mu Q) = 7.2 exceeds 0.1: unreachable, exit 1
+    assert main([*FEDNMAP, "--mu", "0.1", "--T", "1000", "--epsilon", "0.1", "--m", "1"]) == 1
     out = capsys.readouterr().out
     for heading in (
         "FedNMap Theorem 8",
@@ -26,11 +27,11 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     ):
         assert heading in out
     assert "theorem5.eta_hat" in out and "pass" in out
-    assert "unreachable: floor" in out  # the variance floor 36 sigma^2/(m n mu Q) = 7.2 exceeds 0.1 at m = 1
+    assert "unreachable: floor" in out
 
 
 def test_text_report_flags_a_failing_condition(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*FEDNMAP, "--eta-a", "0.01", "--eta-s", "1"]) == 0
+    assert main([*FEDNMAP, "--eta-a", "0.01", "--eta-s", "1"]) == 1  # exit 1: not admissible
     out = capsys.readouterr().out
     assert "NOT ADMISSIBLE" in out and "FAIL" in out
 

@@ -247,6 +247,8 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     d = tmp_path_factory.mktemp("fuzzstore")
     (d / "fuzz_store_cell.py").write_text(CELL)
     sys.path.insert(0, str(d))
+    env = pytest.MonkeyPatch()
+    env.setenv("FEDBOUNDS_CELLS", "fuzz_store_cell:cell")
     spec_path = d / "fuzz.toml"
     spec_path.write_text(SPEC)
     store = d / "pristine.sqlite"
@@ -258,6 +260,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
         raw = st_.raw()
     yield spec_path, store, raw
     sys.path.remove(str(d))
+    env.undo()
 
 
 @pytest.mark.timeout(TIMEOUT)

@@ -23,6 +23,11 @@ def _png(path: Path, label: str) -> str:
 
 def _report(tmp_path: Path) -> dict:
     return {
+        "fedbounds": "9.9.9",
+        "git_commit": "0123abcd",
+        "date": "2026-12-02 06:00:00 UTC",
+        "command": "fedbounds check --claim fednmap.theorem8.complexity",
+        "machine": "Linux, 2 CPUs",
         "profile": {"name": "quick", "replicas": 32},
         "seed": 0,
         "passed": True,
@@ -33,6 +38,11 @@ def _report(tmp_path: Path) -> dict:
                 "paper_label": "after Theorem 8",
                 "status": "verbatim",
                 "verdict": "holds",
+                "verdict_shown": "holds*",
+                "scope": {"kind": "outside", "text": "outside: eta_hat 4-16x, eta_a 222x past Theorem 5's conditions"},
+                "notes": ["steps past Theorem 5's conditions (its 1/100 factors make T impractical)"],
+                "verdicts": [{"instance": "FedNMap, n sweep", "observed": -1.02, "bound": -1.0, "ci_low": -1.1, "ci_high": "nan",
+                              "slack": "inf", "status": "holds", "exact": False, "details": {}}],
                 "worst_slack": 1.2,
                 "tightness": {},
                 "accepted": True,
@@ -60,6 +70,12 @@ def _report(tmp_path: Path) -> dict:
                 "accepted": False,
                 "error": None,
                 "latex": r"\|x_t\|^2 \le \frac{C_0}{\sqrt{T}}",
+                "scope": {"kind": "inside", "text": "inside eq. (3)'s hypotheses"},
+                "verdicts": [{"instance": "pep point", "observed": 0.5, "bound": 1.0, "ci_low": 0.5, "ci_high": 0.5, "slack": 2.0,
+                              "status": "violated", "exact": True,
+                              "details": {"ratio": 0.5, "pep": {"pep_status": "certified", "gram_dim": 7, "solvers": {
+                                  "clarabel": {"status": "optimal", "gap": 1e-9, "seconds": 0.1},
+                                  "scs": {"status": "optimal", "gap": -2e-8, "seconds": 0.2}}}}}],
                 "negatives": [],
                 "plot_files": [_png(tmp_path / "custom.png", "c")],
             },
@@ -77,14 +93,15 @@ def test_every_claim_control_plot_and_formula_is_on_the_page(tmp_path: Path) -> 
     assert page == tmp_path / "index.html"
     doc = _parse(page)
     rows = doc.findall(".//table[@class='claims']/tbody/tr")
-    assert [r.findall("td")[0].text for r in rows] == ["fednmap.theorem8.complexity", "custom.claim<1>"]
-    assert [r.findall("td")[4].text for r in rows] == ["holds", "violated"]
+    assert [r.findall("td")[0].find("a").text for r in rows] == ["fednmap.theorem8.complexity", "custom.claim<1>"]
+    assert [r.findall("td")[4].text for r in rows] == ["holds*", "violated !"]  # ! : not accepted
     assert rows[0].findall("td")[3].text == "verbatim" and rows[1].findall("td")[2].text == "eq. (3)"
     controls = doc.findall(".//table[@class='controls']/tbody/tr")
     assert len(controls) == 1 and controls[0].findall("td")[2].text == "violated"
     plots = doc.findall(".//img[@class='plot']")
     latex = doc.findall(".//img[@class='latex']")
     assert len(plots) == 3 and len(latex) == 2  # every plot, and one formula per claim
+    meta = {dt.text: dd.text for dt, dd in zip(doc.findall(".//dl[@class='run']/dt"), doc.findall(".//dl[@class='run']/dd"), strict=True)}
     for img in plots + latex:
         src = img.get("src")
         assert src.startswith("data:image/png;base64,")
@@ -95,8 +112,7 @@ def test_every_claim_control_plot_and_formula_is_on_the_page(tmp_path: Path) -> 
         "custom.claim<1>: custom.png",
     }
     assert latex[1].get("alt") == r"\|x_t\|^2 \le \frac{C_0}{\sqrt{T}}"
-    meta = {dt.text: dd.text for dt, dd in zip(doc.findall(".//dl/dt"), doc.findall(".//dl/dd"), strict=True)}
-    assert meta["seed"] == "0" and '"quick"' in meta["profile"]
+    assert meta["seed"] == "0" and meta["profile"].startswith("quick")
     assert list(tmp_path.glob(".index.*")) == []  # the temporary file was renamed into place
 
 
@@ -137,3 +153,53 @@ def test_unparsable_latex_is_shown_as_source(tmp_path: Path) -> None:
     report = {"claims": [{"check_id": "x", "title": "t", "latex": r"\frac{1}{", "plot_files": []}]}
     doc = _parse(write_index_html(tmp_path, report))
     assert doc.find(".//p[@class='latex-source']/code").text == r"\frac{1}{"
+
+
+def test_the_status_tag_stays_on_the_formula() -> None:
+    from fedbounds.theory.registry import get_claim
+
+    tex = get_claim("fednmap.theorem8").latex()
+    assert r"\underbrace" in tex and "[reconstructed]" in tex
+    out = mathtext_compatible(tex)
+    assert r"\right]_{\text{[reconstructed]}}" in out and latex_png(tex)[:8] == PNG_MAGIC
+
+
+def test_verdict_and_scope_classes_are_applied(tmp_path: Path) -> None:
+    doc = _parse(write_index_html(tmp_path, _report(tmp_path)))
+    cells = doc.findall(".//table[@class='claims']/tbody/tr")
+    verdict, scope = cells[0].findall("td")[4], cells[0].findall("td")[5]
+    assert verdict.get("class") == "verdict holds outside" and scope.get("class") == "scope outside"
+    assert "eta_a 222x" in scope.find("span").text and scope.find("span").get("title").startswith("outside: eta_hat 4-16x")
+    assert cells[1].findall("td")[4].get("class") == "verdict violated"
+    css = doc.find(".//style").text
+    for cls in (".holds", ".violated", ".inconclusive", ".scope.outside", ".verdict.outside"):
+        assert cls in css
+    assert "@media print" in css
+
+
+def test_contents_instances_notes_pep_legend_and_metadata(tmp_path: Path) -> None:
+    doc = _parse(write_index_html(tmp_path, _report(tmp_path)))
+    links = [a.get("href") for a in doc.findall(".//nav[@class='toc']/ol/li/a")]
+    ids = {e.get("id") for e in doc.iter() if e.get("id")}
+    assert links == ["#claim-fednmap.theorem8.complexity", "#claim-custom.claim_1_"] and all(h[1:] in ids for h in links)
+    section = next(e for e in doc.iter("section") if e.get("id") == "claim-fednmap.theorem8.complexity")
+    inst = section.findall(".//table[@class='instances']/tbody/tr/td")
+    assert [td.text for td in inst[:5]] == ["FedNMap, n sweep", "-1.02", "-1", "[-1.1, nan]", "inf"]
+    assert [li.text for li in section.findall(".//ul[@class='notes']/li")] == [
+        "steps past Theorem 5's conditions (its 1/100 factors make T impractical)"]
+    assert "eta_hat 4-16x" in section.find(".//p[@class='scope outside']").findall("b")[0].tail
+    pep = doc.findall(".//table[@class='pep']/tbody/tr/td")
+    assert [td.text for td in pep[1:5]] == ["pep point", "0.5", "1", "0.5"] and pep[5].text == "certified"
+    assert pep[7].text == "2.0e-08"
+    legend = {dt.text for dt in doc.findall(".//dl[@class='legend']/dt")}
+    assert {"inf", "nan", "-", "holds*", "scope", "worst slack", "tightness", "interval", "slack"} <= legend
+    run = {dt.text: dd.text for dt, dd in zip(doc.findall(".//dl[@class='run']/dt"), doc.findall(".//dl[@class='run']/dd"), strict=True)}
+    assert run["fedbounds version"] == "9.9.9" and run["git commit"] == "0123abcd" and run["date (UTC)"].startswith("2026")
+    assert run["command"].startswith("fedbounds check") and run["machine"] == "Linux, 2 CPUs"
+
+
+def test_the_page_is_world_readable(tmp_path: Path) -> None:
+    import stat
+
+    page = write_index_html(tmp_path, _report(tmp_path))
+    assert stat.S_IMODE(page.stat().st_mode) == 0o644

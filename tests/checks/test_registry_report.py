@@ -58,7 +58,7 @@ def test_table_json_and_plot(tmp_path) -> None:
     res.verdicts.append(compare(spec.check_id, "inst", np.array([1.0, 2.0]), np.array([2.0, 8.0]), exact=True))
     res.negatives.append(compare(spec.check_id, "ctrl", np.array([1.0]), np.array([0.1]), exact=True).with_details(control="bound / 10"))
     res.plots.append(Plot("p", "title", "t", "v", [Curve("obs", [0, 1], [1.0, 2.0]), Curve("bound", [0, 1], [2.0, 8.0], role="bound")]))
-    table = format_table([(spec, res)])
+    table = format_table([(spec, res)], width=400)
     assert "fednmap.nat_nor_relation" in table and "holds" in table and "bound / 10" in table and "ok" in table
     path, pngs = write_report(tmp_path, [(spec, res)], {"profile": "test"})
     data = json.loads(path.read_text())
@@ -78,7 +78,7 @@ def test_tightness_column_and_control_location(tmp_path) -> None:
     ctrl = compare(spec.check_id, "c", np.array([1.0, 3.0]), np.array([2.0, 2.0]), exact=True)
     res.negatives.append(control(ctrl, changed="bound", what="bound x 0.002", violated_at=123))
     res.negatives.append(control(ctrl, changed="bound", what="bound x 0.5 at round 0", violated_at=0))
-    table = format_table([(spec, res)])
+    table = format_table([(spec, res)], width=400)
     assert "tightness" in table and "0.004 (loose x250)" in table
     assert "123" in table and "not its reason: violated only at round 0" in table
     assert format_tightness({}) == "-" and format_tightness({"not_applicable": "O-rate"}) == "n/a"

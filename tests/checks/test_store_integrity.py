@@ -81,6 +81,7 @@ def synth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     mods.mkdir()
     (mods / "store_integrity_cell.py").write_text(CELL)
     monkeypatch.syspath_prepend(str(mods))
+    monkeypatch.setenv("FEDBOUNDS_CELLS", "store_integrity_cell:cell")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(mods), str(ROOT), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("SWEEP_LOG", str(tmp_path / "log.txt"))
     return tmp_path

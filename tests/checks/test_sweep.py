@@ -91,6 +91,7 @@ def synth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     mod_dir.mkdir()
     (mod_dir / "sweep_synth_cell.py").write_text(SYNTH_CELL)
     monkeypatch.syspath_prepend(str(mod_dir))
+    monkeypatch.setenv("FEDBOUNDS_CELLS", "sweep_synth_cell:cell")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(mod_dir), str(ROOT), os.environ.get("PYTHONPATH", "")]))
     return tmp_path
 

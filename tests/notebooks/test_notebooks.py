@@ -6,13 +6,16 @@ temporary folder and executed with nbmake's runner (the same runner ``pytest --n
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 
 import jupytext
 import pytest
 from nbmake.nb_run import NotebookRun
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9]*.py"))
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.py"))
 
 #: each notebook must finish in under 2 minutes on 2 cores (issue 7); the timeout is per cell
 CELL_TIMEOUT_S = 120
@@ -20,8 +23,7 @@ CELL_TIMEOUT_S = 120
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(source: Path, tmp_path: Path) -> None:
-    notebook = jupytext.read(source)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook = jupytext.read(source)  # the kernelspec comes from the file's own header
     target = tmp_path / f"{source.stem}.ipynb"
     jupytext.write(notebook, target)
     result = NotebookRun(target, default_timeout=CELL_TIMEOUT_S).execute()
@@ -30,3 +32,21 @@ def test_notebook_executes(source: Path, tmp_path: Path) -> None:
 
 def test_notebooks_exist() -> None:
     assert NOTEBOOKS, "no notebooks found in notebooks/"
+
+
+@pytest.mark.parametrize("source", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_header_names_a_python3_kernel(source: Path) -> None:
+    """Opened in Jupyter (or converted by ``jupytext --to ipynb --execute``), the notebook starts a Python 3
+    kernel without asking: its jupytext header carries the kernelspec."""
+    kernelspec = jupytext.read(source).metadata.get("kernelspec")
+    assert kernelspec == {"display_name": "Python 3", "language": "python", "name": "python3"}, f"{source.name}: {kernelspec}"
+
+
+def test_notebooks_extra_installs_what_the_readme_line_runs() -> None:
+    """``pip install -e '.[notebooks]'`` brings Jupyter, jupytext, nbconvert (which ``jupytext --execute`` needs)
+    and a kernel, and the README gives that line for a fresh clone."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {re.split(r"[<>=\[ ]", req, maxsplit=1)[0].lower() for req in extras["notebooks"]}
+    assert {"jupytext", "nbconvert", "ipykernel"} <= names and names & {"notebook", "jupyterlab"}, names
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install -e '.[notebooks]'" in readme and "jupytext --to ipynb --execute notebooks/" in readme

@@ -167,7 +167,7 @@ def test_rounds_needed_theorem8_exact(L_, mu_frac, sigma_, C0, EL0, fh) -> None:
 
 def test_theorem8_unreachable_floor_and_hint() -> None:
     consts = {"L": 1, "rho": 0.1, "n": 10, "Q": 5, "sigma": 1, "mu": 0.1}
-    res = feasibility("fednmap", consts, {"T": 1000}, 0.1)
+    res = feasibility("fednmap", consts, {"T": 1000, "m": 1}, 0.1)  # a fixed window m = 1 (else m is chosen)
     assert res.theorem == "fednmap.theorem8"
     rn = res.rounds_needed
     floor = res.guarantee.floor
@@ -296,7 +296,7 @@ def test_unreachable_suggestion_is_admissible_and_reaches_epsilon() -> None:
     from fedbounds.theory.fednmap import formulas as core
 
     consts = {"L": 1.0, "rho": 0.1, "n": 10, "Q": 5, "sigma": 1.0, "mu": 0.1}
-    res = feasibility("fednmap.theorem8", consts, target={"epsilon": 0.1})
+    res = feasibility("fednmap.theorem8", consts, {"m": 1}, target={"epsilon": 0.1})  # m fixed: else it is chosen
     rn = res.rounds_needed
     assert rn.flag == "unreachable" and rn.suggestion is not None
     sug = rn.suggestion

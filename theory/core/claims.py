@@ -179,10 +179,7 @@ class Claim:
 
     def latex(self) -> str:
         """The claim as LaTeX: hypotheses, then the conclusion (``latex_text`` when the claim is not a formula)."""
-        from fedbounds.theory.core.symbols import LATEX_NAMES
-
-        def tex(expr: sp.Basic) -> str:
-            return sp.latex(expr, symbol_names=LATEX_NAMES)
+        from fedbounds.theory.core.printing import latex as tex
 
         if self.latex_text:
             return self.latex_text

@@ -29,6 +29,8 @@ from typing import Any
 
 import sympy as sp
 from fedbounds.theory.core import symbols as _symbols
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
 
 try:  # the theory stream's single evaluation entry point (theory/evaluate.py), when it exists
     from fedbounds.theory.core.evaluate import to_function as _to_function
@@ -96,9 +98,44 @@ def function_of(expr: sp.Basic, symbol: sp.Symbol, values: Mapping[sp.Symbol, fl
     return f
 
 
+class _TextPrinter(StrPrinter):
+    """Formulas for a terminal: ``^`` for powers, terms in the order written (``1 - gamma*rho``), a symbol whose name
+    is not a plain identifier bracketed before a power (``(sigma^2)^(1/3)``, never ``sigma^2**(1/3)``)."""
+
+    def __init__(self) -> None:
+        super().__init__({"order": "none"})
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        b, e = expr.as_base_exp()
+        if isinstance(b, sp.Symbol) and b.name.endswith("^2") and e.is_Rational and abs(e) == sp.S.Half:
+            return b.name[:-2] if e > 0 else f"1/{b.name[:-2]}"  # sqrt(sigma^2) is sigma
+        if e == sp.S.Half:
+            return f"sqrt({self._print(b)})"
+        if e.is_Rational and e < 0:
+            pos = b if e == -1 else sp.Pow(b, -e, evaluate=False)
+            return f"1/{self.parenthesize(pos, PRECEDENCE['Mul'], strict=True)}"
+        if isinstance(b, sp.Symbol) and not b.name.isidentifier():
+            base = f"({b.name})"
+        else:
+            base = self.parenthesize(b, PRECEDENCE["Pow"], strict=True)
+        exp = self._print(e)
+        if not (e.is_Integer and e > 0) and not isinstance(e, sp.Symbol):
+            exp = f"({exp})"
+        return f"{base}^{exp}"
+
+
+def text(expr: Any) -> str:
+    """A formula as terminal text (:class:`_TextPrinter`); a string is returned as it is."""
+    if isinstance(expr, str):
+        return expr
+    return _TextPrinter().doprint(expr)
+
+
 def latex(expr: sp.Basic) -> str:
     """LaTeX of a theory expression, with the symbols' LaTeX names from :mod:`fedbounds.theory.core.symbols`."""
-    return sp.latex(expr, symbol_names=getattr(_symbols, "LATEX_NAMES", {}))
+    from fedbounds.theory.core.printing import latex as _latex
+
+    return _latex(expr, getattr(_symbols, "LATEX_NAMES", {}))
 
 
 def substitute(expr: sp.Basic, values: Mapping[sp.Symbol, float]) -> sp.Basic:
@@ -619,9 +656,17 @@ class RoundsNeeded:
     o_expression: sp.Basic | None = None
     #: where ``flag == "unreachable"``: step sizes (and window) at which the bound's floor is below epsilon
     suggestion: dict[str, float] | None = None
+    #: where ``flag == "symbolic"``: the rounds at stated reference values of the unknown constants
+    #: (``reference``, each named with where it comes from in ``reference_note``)
+    reference_rounds: int | None = None
+    reference: dict[str, float] | None = None
+    reference_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "reference_rounds": self.reference_rounds,
+            "reference": self.reference,
+            "reference_note": self.reference_note,
             "suggestion": self.suggestion,
             "epsilon": self.epsilon,
             "horizon_name": self.horizon_name,
@@ -811,6 +856,8 @@ class Param:
     cap: sp.Expr | None = None
     required_message: str = ""
     help: str = ""
+    #: the command-line flag (default ``--`` + the name with ``_`` as ``-``: ``eta_a`` -> ``--eta-a``)
+    flag: str = ""
 
     def allowed(self) -> str:
         """The allowed range in words: ``> 0``, ``>= 0``, ``an integer >= 1``."""
@@ -819,6 +866,12 @@ class Param:
     def keys(self) -> tuple[str, ...]:
         """The input names that set this parameter (``sigma`` and ``sigma2`` for the noise variance)."""
         return ("sigma", "sigma2") if self.domain == "sigma2" else (self.name,)
+
+    def flags(self) -> tuple[tuple[str, str], ...]:
+        """``(flag, input name)`` pairs for the command line (``fedbounds feasible`` builds its options from them)."""
+        if self.domain == "sigma2":
+            return (("--sigma", "sigma"), ("--sigma2", "sigma2"))
+        return ((self.flag or "--" + self.name.replace("_", "-"), self.name),)
 
     def check(self, values: Mapping[str, Any]) -> float:
         """The validated value from ``values`` (ValueError naming the parameter and its range)."""
@@ -954,6 +1007,12 @@ class TheoremSpec:
     accepts_problem: bool = False
     implied_rel_tol: float = 0.0
     binding_ties: str = "first"
+    #: yes/no facts about the problem (``(name, help)``), passed as ``problem`` (FedNMap's Table 1 class)
+    problem_flags: tuple[tuple[str, str], ...] = ()
+    #: the plot's default plane (two of ``region_symbols``)
+    default_axes: tuple[str, str] | None = None
+    #: one line for ``fedbounds feasible --help``: what the theorem says and where it is documented
+    summary: str = ""
 
     def param(self, name: str) -> Param | None:
         """The constant or parameter called ``name``."""

@@ -80,17 +80,18 @@ CONSTANTS = (
     Param("G", G, "positive", required=True, help="dissimilarity constant G of (8)"),
     Param("B", B, "positive", required=True, help="dissimilarity constant B of (8)"),
     Param("G_r", G_r, "nonnegative", default=0.0, help="bound on ||grad r|| (A3)"),
-    Param("sigma2", sigma2, "sigma2", help="fairness-gradient noise variance (9)"),
-    Param("rho", rho_f, "nonnegative", default="L_f", default_note=_RHO_NOTE, help="weak-convexity modulus (A1(ii))"),
-    Param("Delta_0", Delta_0, "nonnegative", help="F(x^0) - F*, if known"),
+    Param("sigma2", sigma2, "sigma2", help="fairness-gradient noise: --sigma its standard deviation, or --sigma2 its variance (9)"),
+    Param("rho", rho_f, "nonnegative", default="L_f", default_note=_RHO_NOTE,
+          help="weak-convexity modulus of the f_i (A1(ii)); default L_f"),
+    Param("Delta_0", Delta_0, "nonnegative", flag="--Delta0", help="F(x^0) - F*, if known"),
 )
 PARAMS = (
-    Param("c", c, "positive", help="schedule constant"),
-    Param("alpha", alpha, "positive", help="schedule exponent: eta_r = c/(r+1)^alpha"),
-    Param("c_gamma", c_gamma, "nonnegative", help="inexactness ratio: gamma_r <= c_gamma eta_r (10)"),
+    Param("c", c, "positive", help="schedule constant: eta_r = c/(r+1)^alpha (Theorem 5.3) or c/sqrt(R) (Corollary (ii))"),
+    Param("alpha", alpha, "positive", help="schedule exponent: eta_r = c/(r+1)^alpha (selects Theorem 5.3)"),
+    Param("c_gamma", c_gamma, "nonnegative", help="inexactness ratio: gamma_r <= c_gamma eta_r (10); default: an exact local prox"),
     Param("eta", eta, "positive", help="a constant step, for the constant-step floor"),
     Param("gamma_r", gamma_r, "nonnegative", help="a constant inexactness, for the constant-step floor"),
-    Param("R", R, "integer", horizon=True, help="horizon (rounds)"),
+    Param("R", R, "integer", horizon=True, help="horizon (rounds) at which to evaluate the guarantee"),
 )
 KEY_ALIASES = (("lambda", "lam"), ("rho_f", "rho"), ("Delta0", "Delta_0"), ("L-f", "L_f"), ("L-r", "L_r"), ("G-r", "G_r"))
 
@@ -178,7 +179,8 @@ def _choose_common(pt: Point) -> None:
         cg, cg_source = pt.params["c_gamma"], "given"
     else:
         cg = evaluate(core.exact_prox_gamma / eta, {**env, eta: eta_max})
-        cg_source = "not given: the ratio gamma/eta of an exact local prox at eta_max (exact_prox_gamma, notes 1.5(4))"
+        cg_source = ("not given: the ratio gamma/eta of an exact local prox at eta_max (exact_prox_gamma, "
+                     "docs/ds-fedproxgrad-notes.md §1.5(4))")
     env[c_gamma] = cg
     thr = evaluate(core.absorption_gamma_max, env)
     eta_abs = math.inf if cg == 0 else evaluate(_solved()["eta_absorption"], env)
@@ -366,7 +368,7 @@ _DENOMINATOR = sp.Sum(core.schedule_power, (r, r_0, R))
 
 
 def theorem5_3_guarantee(pt: Point) -> Guarantee:
-    """liminf E||grad F||^2 -> 0, and at a horizon past r_0 the decaying-schedule bound (notes 1.6, [INF])."""
+    """liminf E||grad F||^2 -> 0, and at a horizon past r_0 the decaying-schedule bound (derived: docs/ds-fedproxgrad-notes.md §1.6)."""
     env, horizon, r0 = pt.env, pt.horizon, pt.step_sizes["r_0"]
     terms: tuple[Term, ...] = (Term("limit", sp.Integer(0), 0.0),)
     if horizon is not None and horizon >= r0:
@@ -386,7 +388,8 @@ def theorem5_3_guarantee(pt: Point) -> Guarantee:
         total=0.0,
         floor=0.0,
         flag="exact",
-        note="Theorem 5.3 is asymptotic (liminf, no rate); the finite-R term is the decaying-schedule bound (notes 1.6, [INF])",
+        note="Theorem 5.3 is asymptotic (liminf, no rate); the finite-R term is the decaying-schedule bound "
+        "(derived: docs/ds-fedproxgrad-notes.md §1.6)",
     )
 
 
@@ -403,7 +406,7 @@ def theorem5_3_rounds(pt: Point, eps: float) -> RoundsNeeded:
         None,
         "symbolic",
         expression=target,
-        message="the paper states no rate for decaying schedules; the decaying bound (notes 1.6) needs the R with "
+        message="the paper states no rate for decaying schedules; the decaying bound (docs/ds-fedproxgrad-notes.md §1.6) needs the R with "
         f"{target} (Delta_r0 = E F(x^r_0) - F*, Xi_sum = sum Xi_r unknown); use ds.corollary_ii for explicit rounds",
     )
 
@@ -439,6 +442,8 @@ COROLLARY_II = TheoremSpec(
     region=REGION,
     region_symbols=tuple(PARAM_SYMBOLS.items()),
     binding_ties="least",
+    default_axes=("eta", "gamma_r"),
+    summary="DS FedProxGrad Corollary (ii) (eta = c/sqrt(R)) or Theorem 5.3 (with --alpha); docs/ds-fedproxgrad-notes.md §1.3",
 )
 
 THEOREM5_3 = replace(

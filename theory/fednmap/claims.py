@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import sympy as sp
 from fedbounds.theory.core.claims import Claim, Provenance, Status
+from fedbounds.theory.core.printing import latex as _latex
 from fedbounds.theory.core.symbols import (
     C_0,
     EL_0,
-    LATEX_NAMES,
     C_c,
     Fnat2,
     Fnor2,
@@ -35,6 +35,7 @@ from fedbounds.theory.core.symbols import (
 from fedbounds.theory.fednmap import PAPER as FEDNMAP
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap import recovered
+from fedbounds.theory.fednmap.claims_inside import CLAIMS as INSIDE_CLAIMS
 from fedbounds.theory.fednmap.table1 import TABLE1, Table1Entry
 
 NOTE = "docs/fednmap-reconstruction.md"
@@ -123,7 +124,7 @@ THEOREM5_CONDITIONS = Claim(
     depends_on=("fednmap.eta_hat",),
     statement="gamma <= 1/(5(rho+L)), eta_hat <= (1-gamma rho)/(100 m sqrt(L^2+1/gamma^2)), "
     "eta_a <= (1-gamma rho)/(100 Q sqrt(m (L^2+1/gamma^2)))",
-    latex_text=r",\quad ".join(sp.latex(h, symbol_names=LATEX_NAMES) for h in THEOREM5_HYPOTHESES),
+    latex_text=r",\quad ".join(_latex(h) for h in THEOREM5_HYPOTHESES),
     extra={"conditions": core.theorem5_conditions},
 )
 
@@ -511,4 +512,5 @@ CLAIMS: tuple[Claim, ...] = (
     PEP_LARGEST_STEP,
     PEP_THEOREM8_EXPONENT,
     *TABLE1_CLAIMS,
+    *INSIDE_CLAIMS,
 )

@@ -45,6 +45,7 @@ from fedbounds.theory.core.feasibility import (
     last_true,
     meets_upper,
     round_inward,
+    smallest_integer,
     substitute,
     value_or_expr,
 )
@@ -89,10 +90,11 @@ def _constants(mu_required: bool) -> tuple[Param, ...]:
         Param("rho", rho, "nonnegative", required=True, help="weak-convexity modulus of phi (Assumption 3)"),
         Param("n", n, "integer", required=True, help="number of clients"),
         Param("Q", Q, "integer", required=True, help="local steps per round"),
-        Param("sigma2", sigma2, "sigma2", help="gradient-noise variance (Assumption 1)"),
-        Param("mu", mu, "positive", required=mu_required, required_message=_MU_REQUIRED, help="proximal-PL constant"),
-        Param("C_0", C_0, "nonnegative", help="Theorem 8's Lyapunov constant (lost with the text)"),
-        Param("EL_0", EL_0, "nonnegative", help="Theorem 8's E[L_0] (lost with the text)"),
+        Param("sigma2", sigma2, "sigma2", help="gradient noise: --sigma its standard deviation, or --sigma2 its variance (Assumption 1)"),
+        Param("mu", mu, "positive", required=mu_required, required_message=_MU_REQUIRED,
+              help="proximal-PL constant (Assumption 4), in (0, L]; selects Theorem 8 for 'fednmap'"),
+        Param("C_0", C_0, "nonnegative", flag="--C0", help="Theorem 8's Lyapunov constant C_0, if known (lost with the text)"),
+        Param("EL_0", EL_0, "nonnegative", flag="--EL0", help="Theorem 8's initial Lyapunov value E[L_0], if known (lost with the text)"),
         Param("Delta_f", Delta_f, "nonnegative", help="f(x_0) - f* (Theorem 5's complexity)"),
         Param("grad0_sq", grad0_sq, "nonnegative", help="(1/n) sum_i ||grad f_i(x_0)||^2"),
         Param("zeta2", zeta2, "nonnegative", help="heterogeneity bound zeta^2 (Table 1)"),
@@ -100,12 +102,13 @@ def _constants(mu_required: bool) -> tuple[Param, ...]:
 
 
 PARAMS = (
-    Param("gamma", gamma, "positive", cap=1 / rho, help="prox parameter, in (0, 1/rho)"),
-    Param("eta_a", eta_a, "positive", help="client step"),
-    Param("eta_s", eta_s, "positive", help="server step"),
-    Param("eta_hat", eta_hat, "positive", help="effective step etahat = eta_s eta_a Q"),
-    Param("m", m, "integer", help="multistep window (analysis parameter)"),
-    Param("T", T, "integer", horizon=True, help="horizon (rounds)"),
+    Param("gamma", gamma, "positive", cap=1 / rho, help="prox parameter, in (0, 1/rho); default: its largest admissible value"),
+    Param("eta_a", eta_a, "positive", help="client step; default: its largest admissible value"),
+    Param("eta_s", eta_s, "positive", help="server step (etahat = eta_s eta_a Q)"),
+    Param("eta_hat", eta_hat, "positive", help="effective step etahat = eta_s eta_a Q (instead of --eta-s)"),
+    Param("m", m, "integer", help="analysis window m >= 1 (not an algorithm parameter); default: chosen to minimise "
+          "the rounds to --epsilon (Theorem 8), else the largest a given --eta-hat admits, else 1"),
+    Param("T", T, "integer", horizon=True, help="horizon (rounds) at which to evaluate the guarantee"),
 )
 
 
@@ -128,6 +131,16 @@ def _gamma_below_1_over_rho(pt: Point) -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 _NOT_GIVEN = "not given: set to its largest admissible value"
+#: the yes/no facts of Table 1's problem class (``ProblemClass``), as command-line switches
+PROBLEM_FLAGS = (
+    ("convex", "f is convex"),
+    ("strongly_convex", "f is strongly convex"),
+    ("pl", "psi satisfies the proximal-PL inequality (implied by --mu)"),
+    ("quadratic", "every f_i is quadratic"),
+    ("bounded_heterogeneity", "||grad f_i - grad f||^2 <= zeta^2 everywhere"),
+    ("bounded_iterates", "the iterates stay bounded"),
+    ("bounded_subgradients", "bounded subgradients of psi (B_psi)"),
+)
 _IMPLIED = (gamma, eta_a, eta_s, m)
 
 CONDITIONS = (
@@ -217,10 +230,107 @@ def _given_steps(pt: Point) -> tuple[float | None, float | None, float | None]:
     return ea, es, eh
 
 
-def _window(pt: Point, ea: float | None, eh: float | None) -> tuple[int, str]:
-    """The window m: given, else the largest that the given step sizes admit, else 1."""
+#: reference values of Theorem 8's lost constants: used only to choose the window m and to give the rounds as a
+#: number beside their exact expression in C_0 and E[L_0] (each replaced by the value given, when given)
+REFERENCE: dict[str, float] = {"C_0": 1.0, "EL_0": 1.0}
+REFERENCE_NOTE = (
+    "C_0 = 1: the Lyapunov constant the PEP certifies at the printed steps (claim fednmap.pep.lyapunov_constants, "
+    "docs/fednmap-reconstruction.md §10.3); E[L_0] = 1: a unit initial Lyapunov gap, in the units of epsilon "
+    "(give --C0 and --EL0 for your problem)"
+)
+_WINDOW_NOTE = "m is the analysis window, not an algorithm parameter; --m fixes it"
+
+
+def _reference_env(pt: Point, env: Mapping[sp.Symbol, float]) -> dict[sp.Symbol, float]:
+    """``env`` with C_0 and E[L_0] set to :data:`REFERENCE` where not given."""
+    out = dict(env)
+    out.setdefault(C_0, REFERENCE["C_0"])
+    out.setdefault(EL_0, REFERENCE["EL_0"])
+    return out
+
+
+def _env_at_window(pt: Point, mm: int, ea: float | None) -> dict[sp.Symbol, float]:
+    """The point at window ``mm``: eta_hat at its largest (Theorem 5), eta_a as given or at its largest."""
+    e = {**pt.env, m: float(mm)}
+    e[eta_hat] = round_inward(evaluate(core.theorem5_eta_hat_max, e))
+    e[eta_a] = ea if ea is not None else round_inward(evaluate(core.theorem5_eta_a_max, e))
+    return _reference_env(pt, e)
+
+
+def _rounds_at(e: Mapping[sp.Symbol, float], eps: float) -> float:
+    """Theorem 8's horizon (real) at which the bound reaches ``eps``: the transient at epsilon - floor (inf if the
+    floor is not below epsilon); from the formulas' expressions solved by sympy (:func:`_transient_rounds`)."""
+    floor = evaluate(core.theorem8_floor, e)
+    if not floor < eps:
+        return math.inf
+    gap, sol = _transient_rounds()
+    return max(evaluate(sol, {**e, gap: eps - floor}), 0.0)
+
+
+def argmin_integer(f: Any, lo: int, cap: int | None = None) -> int:
+    """The integer k in [lo, cap] minimising ``f``, for ``f`` quasi-convex (decreasing, then increasing):
+    galloping from ``lo`` to bracket the minimum, then ternary search (integer arithmetic)."""
+    cache: dict[int, float] = {}
+
+    def g(k: int) -> float:
+        if k not in cache:
+            cache[k] = f(k)
+        return cache[k]
+
+    top = cap if cap is not None else 2**62
+    if lo >= top or g(lo + 1) >= g(lo):
+        return lo
+    prev, cur, step = lo, lo + 1, 1
+    while True:
+        nxt = min(cur + 2 * step, top)
+        step *= 2
+        if nxt == cur or g(nxt) >= g(cur):
+            break
+        prev, cur = cur, nxt
+    a, b = prev, nxt
+    while b - a > 2:
+        m1, m2 = (2 * a + b) // 3, (a + 2 * b) // 3
+        if g(m1) <= g(m2):
+            b = m2
+        else:
+            a = m1
+    return min(range(a, b + 1), key=g)
+
+
+def _best_window(pt: Point, ea: float | None) -> tuple[int, str] | None:
+    """Theorem 8's window m minimising the rounds to reach epsilon (else, with a horizon T, the bound at T), eta_hat
+    and eta_a at their largest at each m; None when there is nothing to minimise (Theorem 5, or no epsilon or T)."""
+    if pt.spec.name != "fednmap.theorem8" or (pt.eps is None and pt.horizon is None):
+        return None
+    cap = _largest_m("m_eta_a", {**pt.env, eta_a: ea}, eta_a) if ea is not None else None
+    if cap is not None and cap < 1:
+        return None
+    if pt.eps is not None:
+        eps = float(pt.eps)
+        floor = lambda k: evaluate(core.theorem8_floor, _env_at_window(pt, k, ea))  # noqa: E731
+        hint = max(1, math.floor(floor(1) / eps))
+        lo = first_true(lambda k: floor(k) < eps, hint, floor=1, limit=cap)
+        if lo is None:  # a given eta_a keeps the drift term above epsilon: the largest window minimises the floor
+            return int(cap), f"m = {cap}: the largest window eta_a admits (it minimises the floor; {_WINDOW_NOTE})"  # type: ignore[arg-type]
+        best = argmin_integer(lambda k: _rounds_at(_env_at_window(pt, k, ea), eps), lo, cap)
+        return best, f"m = {best} chosen: minimises T to reach epsilon ({_WINDOW_NOTE})"
+    horizon = float(pt.horizon)  # type: ignore[arg-type]
+    best = argmin_integer(lambda k: evaluate(core.theorem8_bound, {**_env_at_window(pt, k, ea), T: horizon}), 1, cap)
+    return best, f"m = {best} chosen: minimises the bound at T = {pt.horizon} ({_WINDOW_NOTE})"
+
+
+def _window(pt: Point, ea: float | None, eh: float | None, es: float | None = None) -> tuple[int, str]:
+    """The window m: given; else the largest that a given eta_hat admits; else (Theorem 8, with --epsilon or --T)
+    the one minimising the rounds (:func:`_best_window`); else 1."""
     if "m" in pt.params:
         return int(pt.params["m"]), "given"
+    if eh is None and es is None:
+        best = _best_window(pt, ea)
+        if best is not None:
+            return best
+        if pt.spec.name == "fednmap.theorem5":
+            return 1, "m = 1: Theorem 5's rate does not involve m, and m = 1 gives the largest steps"
+        return 1, "m = 1: no --epsilon or --T to choose it by (m = 1 gives the largest steps)"
     if eh is None:
         return 1, "default m = 1"
     mm = _largest_m("m_eta_hat", {**pt.env, eta_hat: eh}, eta_hat)
@@ -237,7 +347,7 @@ def choose_point(pt: Point) -> None:
     s["gamma_max"] = round_inward(evaluate(core.theorem5_gamma_max, env))
     env[gamma] = g = pt.params.get("gamma", s["gamma_max"])
     ea, es, eh = _given_steps(pt)
-    mm, source = _window(pt, ea, eh)
+    mm, source = _window(pt, ea, eh, es)
     env[m] = mm
     s.update(gamma=g, m=mm, m_source=source)
     s["eta_hat_max"] = round_inward(evaluate(core.theorem5_eta_hat_max, env))
@@ -283,6 +393,9 @@ def _symbolic_rounds(pt: Point, eps: float) -> RoundsNeeded:
     floor = pt.guarantee.floor  # type: ignore[union-attr]
     expr = sp.N(sol.xreplace({gap: sp.Float(eps - floor), **{k: sp.Float(v) for k, v in pt.env.items()}}), 12)
     o_expr = substitute(core.theorem8_complexity, {**pt.env, epsilon: eps})
+    ref_env = _reference_env(pt, pt.env)
+    ref = smallest_integer(lambda t: evaluate(core.theorem8_bound, {**ref_env, T: t}) <= eps)
+    given = {k for k in ("C_0", "EL_0") if k in pt.consts}
     return RoundsNeeded(
         eps,
         "T",
@@ -291,6 +404,9 @@ def _symbolic_rounds(pt: Point, eps: float) -> RoundsNeeded:
         expression=expr,
         message=f"exact in the unknown C_0, E[L_0]: T >= {expr}; Õ-complexity (constants lost) ≈ {value_or_expr(o_expr)}",
         o_expression=o_expr,
+        reference_rounds=ref,
+        reference={k: ref_env[s] for k, s in (("C_0", C_0), ("EL_0", EL_0)) if k not in given},
+        reference_note=REFERENCE_NOTE,
     )
 
 
@@ -319,8 +435,9 @@ def _hint(pt: Point, eps: float) -> tuple[str, dict[str, float] | None]:
 _UNKNOWN_8 = "C_0 and E[L_0] are lost with the text (Lyapunov constant, initial Lyapunov value)"
 _LOST_5 = "Theorem 5's bound is lost with the text: only its rate (Table 1) is known, its constants are not"
 _NOTES = (
-    "etahat = eta_s eta_a Q is a high-confidence reconstruction (reconstruction note 2.4)",
-    "m is the analysis window (not an algorithm parameter); larger m shrinks the variance term but also etahat_max",
+    "etahat = eta_s eta_a Q is a high-confidence reconstruction (docs/fednmap-reconstruction.md §2.4)",
+    "m is the analysis window (not an algorithm parameter); larger m shrinks the variance term but also etahat_max "
+    "(docs/fednmap-reconstruction.md §4.2)",
 )
 
 THEOREM8 = TheoremSpec(
@@ -351,7 +468,7 @@ THEOREM8 = TheoremSpec(
     ),
     aliases=("fednmap",),
     alias_when="mu",
-    notes=(*_NOTES, "Theorem 8's own step-size conditions are lost; Theorem 5's are used (reconstruction note 4)"),
+    notes=(*_NOTES, "Theorem 8's own step-size conditions are lost; Theorem 5's are used (docs/fednmap-reconstruction.md §4.2)"),
     checks=(_mu_at_most_L, _gamma_below_1_over_rho),
     choose=choose_point,
     finish=(_table1,),
@@ -360,6 +477,9 @@ THEOREM8 = TheoremSpec(
     region_links=(("eta_s", eta_hat, core.eta_hat_definition),),
     accepts_problem=True,
     implied_rel_tol=1e-12,
+    problem_flags=PROBLEM_FLAGS,
+    default_axes=("eta_a", "eta_hat"),
+    summary="FedNMap Theorem 8 (proximal PL, with --mu) or Theorem 5 (nonconvex); docs/fednmap-reconstruction.md §4",
 )
 
 THEOREM5 = replace(
@@ -433,6 +553,7 @@ def _pep_lines(c: Any, result: FeasibilityResult) -> list[str]:
 def pep_section(result: FeasibilityResult) -> ReportSection:
     """The largest PEP-certified (eta_hat, eta_a) at the result's (L, rho, gamma, n, Q), or why it is not covered
     (:func:`fedbounds.theory.fednmap.pep_steps.certified_steps`)."""
+    from fedbounds.theory.fednmap import pep_evidence as ev
     from fedbounds.theory.fednmap.pep_steps import certified_steps
 
     c = result.constants
@@ -440,7 +561,15 @@ def pep_section(result: FeasibilityResult) -> ReportSection:
     data = got.to_dict()
     if not got.covered:
         line = rf"&{_tex_text('PEP-certified steps: not covered: ' + got.reason)} \\  % pep_certified_steps"
-        return ReportSection("pep_certified_steps", _PEP_TITLE, (f"  not covered: {got.reason}",), data, line)
+        lines = [f"  not covered: {got.reason}"]
+        grid_q = sorted({int(r["Q"]) for r in ev.STEPS})
+        if got.reason.startswith("n = ") and int(c["Q"]) not in grid_q:
+            lines.append(f"  Q = {int(c['Q'])} is off the grid too (grid: Q in {{{', '.join(map(str, grid_q))}}}): no certified "
+                         "multiple to carry to this n")
+        elif got.reason.startswith("n = "):
+            lines.append("  --pep-certify certifies the grid's steps at this n now, in the client-symmetric block form "
+                         "(its size does not depend on n; docs/fednmap-reconstruction.md §10.4)")
+        return ReportSection("pep_certified_steps", _PEP_TITLE, tuple(lines), data, line)
     data["note"] = _PEP_CAVEAT
     line = (rf"&\hat{{\eta}} \le {got.eta_hat:.6g},\ \eta_{{a}} \le {got.eta_a:.6g} && \text{{PEP-certified, }} "
             rf"k = {got.k:.4g} \times \text{{printed}} \\  % pep_certified_steps")

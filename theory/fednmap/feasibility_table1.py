@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import sympy as sp
-from fedbounds.theory.core.feasibility import Table1Row, check_keys, value_of
+from fedbounds.theory.core.feasibility import Table1Row, check_keys, text, value_of
 from fedbounds.theory.core.symbols import T
 
 
@@ -134,7 +134,7 @@ def _rows(table1: Any, pc: ProblemClass, env: Mapping[sp.Symbol, float], horizon
                 objective=row.objective,
                 regularizer=row.regularizer,
                 assumptions=row.assumptions,
-                rate=row.rate_text,
+                rate="Not established" if row.rate is None else f"{row.rate_kind}({text(row.rate)})",
                 applies=applies,
                 reasons=tuple(reasons),
                 rate_value=rate_value,

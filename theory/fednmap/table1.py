@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from fedbounds.theory.core.printing import latex as _latex
 from fedbounds.theory.core.symbols import B_bi, B_psi, Q, T, n, sigma2, zeta2
 from fedbounds.theory.fednmap import formulas as core
 
@@ -52,7 +53,7 @@ class Table1Entry:
         if self.rate is None:
             return r"\text{Not established}"
         op = r"\tilde{\mathcal{O}}" if self.rate_kind == "O~" else r"\mathcal{O}"
-        return op + r"\!\left(" + sp.latex(self.rate) + r"\right)"
+        return op + r"\!\left(" + _latex(self.rate) + r"\right)"
 
 
 _third = sp.Rational(1, 3)

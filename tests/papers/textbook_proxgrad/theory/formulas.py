@@ -15,3 +15,5 @@ step_max = 1 / L
 rate_bound = L * D2 / (2 * T)
 #: rounds for psi(x_T) - psi* <= epsilon (the bound solved for T)
 rounds_needed = L * D2 / (2 * epsilon)
+#: [derived] the same bound for any constant step eta <= 1/L (Beck 2017, Theorem 10.21): ||x_0 - x*||^2 / (2 eta T)
+rate_bound_step = D2 / (2 * eta * T)

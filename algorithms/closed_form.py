@@ -1,0 +1,323 @@
+"""Closed-form moments of a time-invariant affine round, at any round t and in the limit, without a round loop.
+
+A time-invariant round on a linear-Gaussian instance is s_{t+1} = M s_t + b + N xi_t with Cov[N xi_t] = Sigma
+(``fedbounds.algorithms.exact.affine_round`` reads M, b, Sigma off the engine's own ``step``). From a deterministic
+s_0 the moments after t rounds are
+
+    m_t = M^t s_0 + (I + M + ... + M^{t-1}) b,       C_t = sum_{k<t} M^k Sigma (M^k)^T,
+
+and, when the spectral radius of M is < 1, m_inf = (I - M)^{-1} b and C_inf solves the discrete Lyapunov equation
+C = M C M^T + Sigma (``scipy.linalg.solve_discrete_lyapunov``).
+
+Two details make this robust:
+
+* **Reachable subspace.** Rounds often conserve something (FedNMap's corrections keep mean_i c_i = 0: an
+  eigenvalue 1 of M) or carry redundant coordinates (x = prox(z) beside z). The moments live in the smallest
+  M-invariant subspace containing s_0, b and the range of Sigma (a Krylov closure, :func:`reachable_basis`); M is
+  restricted to it, and the spectral radius that decides whether a limit exists is the restricted one.
+* **Two evaluators.** Where M (restricted) is diagonalisable with a well-conditioned eigenbasis W (cond(W) <=
+  :data:`EIG_COND_MAX`), M = W diag(lambda) W^{-1} gives every moment at any t in O(r^2): the mean from
+  lambda^t and the geometric sums G_t(lambda) = (1 - lambda^t)/(1 - lambda), the covariance from
+  G_t(lambda_i lambda_j). Otherwise (a non-diagonalisable or ill-conditioned M) a doubling scheme on the
+  augmented map (M^{2^j}, sum_{k<2^j} M^k b, C_{2^j}) gives them in O(r^3 log t), exactly as the round loop would.
+
+Expectations of the quadratic metrics follow from E[q(y)] = c + a^T E y + E[y]^T A E[y] / 2 + tr(A Cov y) / 2 for
+y an affine readout of the state. :meth:`ClosedForm.rounds_to_target` finds the first round after which a metric
+stays <= a target by bisection on t, at a cost that does not grow with t.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+
+__all__ = ["EIG_COND_MAX", "METRICS", "ClosedForm", "NoLimit", "closed_form", "reachable_basis"]
+
+#: the eigenbasis is used when its condition number is at most this (else doubling)
+EIG_COND_MAX = 1e6
+#: "auto" keeps the eigenbasis only where it agrees with doubling to this relative tolerance (see ``_agrees``)
+AUTO_RTOL = 1e-10
+#: a spectral radius above 1 - this is treated as 1 (no limit): the restriction to the reachable subspace rounds
+RADIUS_TOL = 1e-12
+#: relative rank tolerance of the reachable subspace
+RANK_RTOL = 1e-10
+#: the metrics (names as in ``fedbounds.algorithms.exact.ExactTrajectory``'s ``E_<name>``)
+METRICS = ("psi_gap", "dist_sq", "normal_map_sq", "natural_residual_sq")
+
+
+class NoLimit(ValueError):
+    """The round's map has spectral radius >= 1 on its reachable subspace: the moments have no limit."""
+
+
+def reachable_basis(M: np.ndarray, generators: np.ndarray, rtol: float = RANK_RTOL, normalise: int | None = None) -> np.ndarray:
+    """An orthonormal basis (d, r) of the smallest M-invariant subspace containing the columns of ``generators``.
+
+    The first ``normalise`` columns (all when None) are normalised first (so their scales do not decide the rank;
+    the rest keep their relative scale); the Krylov closure adds the part of M V outside
+    span(V), not renormalised, while its singular values exceed ``rtol`` times max(1, ||M||). Smaller directions are
+    dropped (exactly zero in exact
+    arithmetic: e.g. a conserved mean of FedNMap's corrections, which no input reaches)."""
+    G = np.array(generators, dtype=float)
+    k = G.shape[1] if normalise is None else int(normalise)
+    norms = np.linalg.norm(G, axis=0)
+    G[:, :k] /= np.where(norms[:k] > 0, norms[:k], 1.0)
+    G = G[:, norms > 0]
+    if G.shape[1] == 0:
+        return np.zeros((M.shape[0], 0))
+    V = sla.orth(G, rcond=rtol)
+    scale = max(1.0, float(np.linalg.norm(M, 2)))
+    for _ in range(M.shape[0] + 1):
+        W = M @ V
+        W -= V @ (V.T @ W)  # what M adds beyond span(V); not renormalised (that would amplify rounding)
+        W -= V @ (V.T @ W)
+        u, sv, _ = np.linalg.svd(W, full_matrices=False)
+        new = u[:, sv > rtol * scale]
+        if new.shape[1] == 0:
+            return V
+        V = np.linalg.qr(np.hstack([V, new]))[0]
+    return V
+
+
+def _geometric(r: np.ndarray, t: int | float) -> np.ndarray:
+    """G_t(r) = sum_{k<t} r^k = (1 - r^t)/(1 - r), elementwise for complex r with |r| <= 1 (t = inf: 1/(1 - r))."""
+    r = np.asarray(r, dtype=complex)
+    if np.isinf(t):
+        return 1.0 / (1.0 - r)
+    out = np.empty_like(r)
+    zero = r == 0
+    out[zero] = 1.0 if t >= 1 else 0.0
+    nz = ~zero
+    lr = np.log(r[nz])
+    small = np.abs(lr) < 1e-8
+    num = np.expm1(t * lr)
+    den = np.expm1(lr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = np.where(small, t * (1.0 + 0.5 * (t - 1) * lr), num / np.where(small, 1.0, den))
+    out[nz] = g
+    return out
+
+
+@dataclass
+class _Metric:
+    """E[c + a^T y + y^T A y / 2] with y = y0 + R s."""
+
+    c: float
+    a: np.ndarray
+    A: np.ndarray
+    y0: np.ndarray
+    R: np.ndarray
+
+
+@dataclass
+class ClosedForm:
+    """Closed-form moments of one affine round (see the module docstring); build it with :func:`closed_form`."""
+
+    algorithm: str
+    params: dict
+    U: np.ndarray  # (d, r) basis of the reachable subspace
+    M: np.ndarray  # (r, r) restricted map
+    b: np.ndarray  # (r,)
+    Sigma: np.ndarray  # (r, r)
+    s0: np.ndarray  # (r,)
+    metrics: dict[str, _Metric]
+    method: str  # "eigen" or "doubling"
+    spectral_radius: float
+    eig_cond: float
+    _eig: dict[str, Any] = field(default_factory=dict, repr=False)
+    _table: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list, repr=False)
+
+    @property
+    def r(self) -> int:
+        """Dimension of the reachable subspace."""
+        return int(self.M.shape[0])
+
+    # ---- moments -------------------------------------------------------------------------------------------
+    def _doubling(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(M^t, sum_{k<t} M^k b, C_t) by binary powering of the augmented map."""
+        if not self._table:
+            self._table.append((self.M, self.b.copy(), self.Sigma.copy()))
+        r = self.r
+        A, s, C = np.eye(r), np.zeros(r), np.zeros((r, r))
+        j = 0
+        while t >> j:
+            while len(self._table) <= j:
+                P, sp, Cp = self._table[-1]
+                self._table.append((P @ P, sp + P @ sp, Cp + P @ Cp @ P.T))
+            if (t >> j) & 1:
+                P, sp, Cp = self._table[j]
+                A, s, C = P @ A, P @ s + sp, P @ C @ P.T + Cp
+            j += 1
+        return A, s, 0.5 * (C + C.T)
+
+    def moments(self, t: int | float) -> tuple[np.ndarray, np.ndarray]:
+        """(E[s_t], Cov[s_t]) in the full state coordinates after t rounds (t = inf: the limit, see :meth:`limit`)."""
+        if np.isinf(t):
+            m, C = self._limit_reduced()
+        elif self.method == "eigen":
+            e = self._eig
+            lam, W = e["lam"], e["W"]
+            mt = W @ (lam**t * e["m0"] + _geometric(lam, t) * e["b"])
+            Ct = W @ (e["S"] * _geometric(np.outer(lam, lam), t)) @ W.T
+            m, C = mt.real, 0.5 * (Ct.real + Ct.real.T)
+        else:
+            A, s, C = self._doubling(int(t))
+            m = A @ self.s0 + s
+        return self.U @ m, self.U @ C @ self.U.T
+
+    def _limit_reduced(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.spectral_radius < 1.0 - RADIUS_TOL:
+            raise NoLimit(f"no limit as t -> infinity: the round's map has spectral radius {self.spectral_radius:.12g} "
+                          f">= 1 - {RADIUS_TOL:g} "
+                          f"on its reachable subspace (dimension {self.r})")
+        m = np.linalg.solve(np.eye(self.r) - self.M, self.b)
+        C = sla.solve_discrete_lyapunov(self.M, self.Sigma)
+        return m, 0.5 * (C + C.T)
+
+    def limit(self) -> tuple[np.ndarray, np.ndarray]:
+        """(E[s_inf], Cov[s_inf]): the fixed point and the solution of C = M C M^T + Sigma; :class:`NoLimit` if the
+        spectral radius is >= 1."""
+        return self.moments(np.inf)
+
+    # ---- metrics -------------------------------------------------------------------------------------------
+    def expectation(self, metric: str, t: int | float) -> float:
+        """E[metric] after t rounds (t = inf: in the limit). ``metric`` in :data:`METRICS` (where it applies)."""
+        q = self._metric(metric)
+        if self.method == "eigen" and not np.isinf(t):
+            e = self._eig
+            lam = e["lam"]
+            Rt, B = e["R"][metric], e["B"][metric]
+            mt = lam**t * e["m0"] + _geometric(lam, t) * e["b"]
+            y = q.y0 + (Rt @ mt).real
+            tr = float(np.sum(B * e["S"] * _geometric(np.outer(lam, lam), t)).real)
+        else:
+            if np.isinf(t):
+                m, C = self._limit_reduced()
+            else:
+                A, s, C = self._doubling(int(t))
+                m = A @ self.s0 + s
+            return self._from_reduced(metric, m, C)
+        return float(q.c + q.a @ y + 0.5 * y @ q.A @ y + 0.5 * tr)
+
+    def _from_reduced(self, metric: str, m: np.ndarray, C: np.ndarray) -> float:
+        """E[metric] from reduced moments (m, C)."""
+        q = self._metric(metric)
+        RU = q.R @ self.U
+        y = q.y0 + RU @ m
+        tr = float(np.sum((RU.T @ q.A @ RU) * C))
+        return float(q.c + q.a @ y + 0.5 * y @ q.A @ y + 0.5 * tr)
+
+    def _metric(self, metric: str) -> _Metric:
+        if metric not in self.metrics:
+            raise ValueError(f"metric must be one of {sorted(self.metrics)} for {self.algorithm}, got {metric!r}")
+        return self.metrics[metric]
+
+    def rounds_to_target(self, metric: str, target: float, *, t_max: int = 10**12) -> int | None:
+        """The first round t with E[metric] <= ``target`` at t and at every later round checked: t + 2^j (j = 0, 1,
+        ...) until the slowest mode has decayed by 1e-12, and the limit. Bisection on t (O(log t) evaluations).
+        None when the limit is above the target or no round up to ``t_max`` qualifies; :class:`NoLimit` if there is
+        no limit. The checks at t + 2^j are samples, not a proof that the curve never recrosses."""
+        target = float(target)
+        if not np.isfinite(target):
+            raise ValueError(f"target must be finite, got {target!r}")
+        if self.expectation(metric, np.inf) > target:
+            return None
+        slow = max(self.spectral_radius, 1e-300)
+        horizon = int(min(t_max, np.ceil(np.log(1e-12) / np.log(slow)) if slow < 1.0 else t_max))
+        offsets = [0] + [2**j for j in range(max(1, int(np.ceil(np.log2(max(horizon, 2))))) + 1)]
+
+        def stays(t: int) -> bool:
+            if self.expectation(metric, t) > target:
+                return False
+            if self.method == "eigen":
+                return all(self.expectation(metric, t + o) <= target for o in offsets[1:])
+            A, s, C = self._doubling(t)  # t + 2^j from the doubling table: O(r^3) per offset
+            m = A @ self.s0 + s
+            for j in range(len(offsets) - 1):
+                while len(self._table) <= j:
+                    self._doubling(2 ** len(self._table))
+                P, sp, Cp = self._table[j]
+                if self._from_reduced(metric, P @ m + sp, P @ C @ P.T + Cp) > target:
+                    return False
+            return True
+
+        if stays(0):
+            return 0
+        hi = 1
+        while not stays(hi):
+            hi *= 2
+            if hi > t_max:
+                return None
+        lo = hi // 2  # stays(lo) is False (or lo = 0, checked above)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if stays(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+
+def _metrics(rnd: Any) -> dict[str, _Metric]:
+    c, a, A = rnd.psi_quadratic
+    p = a.shape[0]
+    x0, Px = rnd.readouts["x"]
+    xs = rnd.x_star
+    # centred at x*: psi(x) - psi* = (psi(x*) - psi*) + (a + A x*)^T (x - x*) + (x - x*)^T A (x - x*) / 2, so that a small
+    # gap is not the difference of two large numbers
+    out = {
+        "psi_gap": _Metric(float(c + a @ xs + 0.5 * xs @ A @ xs - rnd.psi_star), a + A @ xs, A, x0 - xs, Px),
+        "dist_sq": _Metric(0.0, np.zeros(p), 2.0 * np.eye(p), x0 - xs, Px),
+    }
+    for key, name in (("nor", "normal_map_sq"), ("nat", "natural_residual_sq")):
+        if key in rnd.readouts:
+            y0, R = rnd.readouts[key]
+            out[name] = _Metric(0.0, np.zeros(R.shape[0]), 2.0 * np.eye(R.shape[0]), y0, R)
+    return out
+
+
+def closed_form(rnd: Any, *, method: str = "auto") -> ClosedForm:
+    """The closed form of an :class:`fedbounds.algorithms.exact.AffineRound` (or anything with its fields).
+
+    ``method``: "eigen", "doubling" or "auto" (eigen when the restricted map's eigenbasis has condition number
+    <= :data:`EIG_COND_MAX` and its values agree with doubling at three rounds, else doubling)."""
+    if method not in ("auto", "eigen", "doubling"):
+        raise ValueError(f"method must be 'auto', 'eigen' or 'doubling', got {method!r}")
+    M, b, Sigma, s0 = (np.asarray(v, dtype=float) for v in (rnd.M, rnd.b, rnd.Sigma, rnd.s0))
+    # Sigma's own columns span its range (its eigenvectors of tiny eigenvalues would be rounding, not directions)
+    sig = float(np.max(np.abs(Sigma), initial=0.0))
+    U = reachable_basis(M, np.column_stack([s0, b] + ([Sigma / sig] if sig > 0 else [])), normalise=2)
+    Mr, br, Sr, s0r = U.T @ M @ U, U.T @ b, U.T @ Sigma @ U, U.T @ s0
+    r = U.shape[1]
+    lam, W = np.linalg.eig(Mr) if r else (np.zeros(0), np.zeros((0, 0)))
+    rad = float(np.max(np.abs(lam), initial=0.0))
+    cond = float(np.linalg.cond(W)) if r else 1.0
+    use = method if method != "auto" else ("eigen" if np.isfinite(cond) and cond <= EIG_COND_MAX else "doubling")
+    cf = ClosedForm(algorithm=str(rnd.algorithm), params=dict(rnd.params), U=U, M=Mr, b=br, Sigma=0.5 * (Sr + Sr.T), s0=s0r,
+                    metrics=_metrics(rnd), method=use, spectral_radius=rad, eig_cond=cond)
+    if use == "eigen":
+        Wi = np.linalg.inv(W)
+        cf._eig = {"lam": lam, "W": W, "m0": Wi @ s0r, "b": Wi @ br, "S": Wi @ cf.Sigma @ Wi.T, "R": {}, "B": {}}
+        for name, q in cf.metrics.items():
+            Rt = q.R @ U @ W
+            cf._eig["R"][name] = Rt
+            cf._eig["B"][name] = Rt.T @ q.A @ Rt
+        if method == "auto" and not _agrees(cf):
+            cf.method, cf._eig = "doubling", {}
+    return cf
+
+
+def _agrees(cf: ClosedForm, rtol: float = AUTO_RTOL) -> bool:
+    """Whether the eigen evaluator matches doubling (relative ``rtol``) on the first metric at t = 1, 37, 4096: near
+    repeated eigenvalues can cost the eigenbasis accuracy that its condition number alone does not show."""
+    name = next(iter(cf.metrics))
+    for t in (1, 37, 4096):
+        e = cf.expectation(name, t)
+        cf.method = "doubling"
+        d = cf.expectation(name, t)
+        cf.method = "eigen"
+        if not abs(e - d) <= rtol * max(abs(d), 1e-300):
+            return False
+    return True

@@ -1,0 +1,73 @@
+"""Install a finished report into its folder whole, keeping the previous one until the new one is complete.
+
+A report (``fedbounds check``'s report.json, page and plots; ``fedbounds report``'s CSVs, figures and page) is written
+into a staging folder inside the output folder (same file system, so each move is a rename). :func:`install` then
+moves the previous report's files aside, moves the new ones in with the file that describes them (its index) last,
+and deletes the old ones. If any step fails, the new files are removed and the previous report is put back as it
+was; the error names the output folder, never the staging folder. Files in the output folder that belong to neither
+report are left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["install", "remove_orphans", "staging"]
+
+
+def staging(out: Path, kind: str) -> Path:
+    """A new staging folder ``out/.<kind>-<pid>-*`` (``out`` is created; it must be a folder). The leftovers of
+    killed runs (folders of ``kind`` whose process is gone) are removed first."""
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(20, "is not a folder", str(out))
+    out.mkdir(parents=True, exist_ok=True)
+    remove_orphans(out, kind)
+    return Path(tempfile.mkdtemp(prefix=f".{kind}-{os.getpid()}-", dir=out))
+
+
+def remove_orphans(out: Path, kind: str) -> None:
+    """Remove ``out/.<kind>-<pid>-*`` folders whose process ``pid`` is gone (a run killed by SIGKILL)."""
+    for folder in out.glob(f".{kind}-*-*"):
+        pid = folder.name.split("-")[1]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:  # alive, owned by someone else
+            pass
+
+
+def install(stage: Path, out: Path, new: Sequence[str], old: Sequence[str], index: str) -> list[Path]:
+    """Move ``new`` (plain file names in ``stage``, ``index`` among them) into ``out``, replacing the previous report's
+    files ``old``. ``index`` moves out first and in last, so it never describes files other than its own. Returns the
+    new files at their final places."""
+    olds = [n for n in dict.fromkeys([index, *old]) if (out / n).exists()]
+    news = [*(n for n in dict.fromkeys(new) if n != index), index]
+    aside = Path(tempfile.mkdtemp(prefix=f".old-{os.getpid()}-", dir=out))
+    moved_old: list[str] = []
+    moved_new: list[str] = []
+    try:
+        for name in olds:
+            os.replace(out / name, aside / name)
+            moved_old.append(name)
+        for name in news:
+            os.replace(stage / name, out / name)
+            moved_new.append(name)
+    except BaseException as exc:
+        for name in moved_new:
+            (out / name).unlink(missing_ok=True)
+        for name in moved_old:
+            os.replace(aside / name, out / name)
+        if isinstance(exc, OSError):
+            why = f"cannot install the new report ({exc.strerror or exc}); the previous report is kept"
+            raise OSError(exc.errno, why, str(out)) from None
+        raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+    return [out / n for n in news]
