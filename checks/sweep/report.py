@@ -276,7 +276,8 @@ def _plot_axis(spec: str, axis: str | list[str], points: list[Point], settings: 
             title = (title + "; " if title else "") + f"best {', '.join(settings['tune'])}"
         ax.set_title(title or spec, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:  # a panel of a partial store may have nothing labelled yet
+            ax.legend(fontsize=7)
     for ax in list(axes_grid.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle(f"{spec}: rounds to target against {xname} ({int(level * 100)}% CIs)")
