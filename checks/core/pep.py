@@ -109,6 +109,9 @@ class SolverRun:
     #: residual matrix is below PSD, >= 0), ``min_multiplier`` (the most negative inequality multiplier, as a
     #: positive error), ``reconstitution`` (the error in rebuilding the bound from the multipliers); None if absent
     dual_feasibility: Mapping[str, float] | None = None
+    #: the solver's multipliers of PEPit's prepared scalar constraints, in their order (the input of an exact
+    #: certificate, :mod:`fedbounds.checks.pep.certificate`); None when the solve gave none
+    multipliers: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def optimal(self) -> bool:
@@ -239,6 +242,7 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
     viol = None
     min_eig = None
     evaluations: dict[str, Any] = {}
+    multipliers = None
     printed = io.StringIO()
     # PEPit prints (its dual-feasibility figures among it: parsed), and cvxpy warns "Solution may be inaccurate":
     # both are captured as the status instead
@@ -260,6 +264,8 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
                 dual = float(dual)
             gram = getattr(pep, "G_value", None)
             if gram is not None and dual is not None:
+                with contextlib.suppress(Exception):
+                    multipliers = np.array([float(c.eval_dual()) for c in pep._list_of_prepared_constraints])
                 min_eig = float(np.linalg.eigvalsh(gram).min())
                 viol = _max_violation(pep)
                 evaluations = _evaluate(named)
@@ -278,6 +284,7 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
         options=opts,
         evaluations=evaluations,
         dual_feasibility=dual_feasibility(printed.getvalue()) if dual is not None else None,
+        multipliers=multipliers,
     )
     return run, dim
 
@@ -380,7 +387,8 @@ def with_proof(cert: Certificate, build: Builder) -> Certificate:
         return cert
     from fedbounds.checks.pep.certificate import attach
 
-    proof = attach(build, cert.value)
+    runs = sorted((r for r in cert.runs if r.multipliers is not None and r.dual is not None), key=lambda r: r.dual)
+    proof = attach(build, cert.value, [r.multipliers for r in runs])
     return cert if proof is None else dataclasses.replace(cert, proof=proof)
 
 

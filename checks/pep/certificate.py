@@ -6,7 +6,7 @@ certified worst case v into a proof of ``worst case <= v + delta`` that the stan
 
 1. **Rows, exactly.** :func:`problem_of` reads PEPit's prepared scalar constraints of the (full) PEP the builder
    makes (for a client-symmetric builder too: the proof is then of the full PEP) and writes each as exact rationals:
-   a coefficient that is a rational with denominator <= 10^6 to 1e-13 (1/6, 0.1, ...) becomes that rational, any
+   a coefficient within 2 ulp of a rational with denominator <= 10^6 (1/6, 0.1, ...) becomes that rational, any
    other (1/sqrt(10) B, ...) the exact value of its binary64 double. The certificate is a proof about the PEP with
    these data; they are PEPit's own to 1e-13.
 2. **An interior dual.** The optimal dual of a PEP usually has a singular residual matrix (complementary slackness),
@@ -31,6 +31,7 @@ round-and-project idea; PEPit's ``check_feasibility`` (the same identity, in flo
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import io
 import json
@@ -38,6 +39,7 @@ import math
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, verify
+from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, load, verify
 
 __all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "interior_dual", "problem_of", "prove",
            "rational", "stored"]
@@ -61,13 +63,13 @@ DENOMINATOR = 10**12
 
 
 def rational(x: float) -> Fraction:
-    """A float as an exact rational: the nearest with denominator <= 10^6 when within 1e-13 (max(1, |x|)), else the
-    double's exact value."""
+    """A float as an exact rational: the nearest with denominator <= 10^6 when within 2 ulp of it, else the double's
+    exact value."""
     x = float(x)
     if not math.isfinite(x):
         raise ValueError(f"a PEP coefficient is not finite: {x}")
     q = Fraction(x).limit_denominator(10**6)
-    if abs(float(q) - x) <= 1e-13 * max(1.0, abs(x)):
+    if abs(float(q) - x) <= 2 * math.ulp(x):
         return q
     return Fraction(x)
 
@@ -197,7 +199,8 @@ def interior_dual(pb: Problem, target: float) -> tuple[np.ndarray, float] | None
     if ineq.any():
         cons.append(y[np.flatnonzero(ineq)] >= 0)
     prob = cp.Problem(cp.Maximize(t), cons)
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the exact check decides
         prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
     if prob.status not in ("optimal", "optimal_inaccurate") or y.value is None or t.value is None or t.value <= 0:
         return None
@@ -252,51 +255,78 @@ def _restore(pb: Problem, y: list[Fraction]) -> list[Fraction] | None:
     return out
 
 
-def prove(pb: Problem, value: float, delta_rel: float = DELTA_REL, delta_abs: float = DELTA_ABS,
-          widen: int = 2) -> dict[str, Any] | None:
+def _exact(pb: Problem, yf: np.ndarray) -> list[Fraction] | None:
+    """Round multipliers to denominator :data:`DENOMINATOR`, drop the tiny ones, restore the F-part exactly."""
+    y = [Fraction(round(float(v) * DENOMINATOR), DENOMINATOR) for v in yf]
+    y = [Fraction(0) if (r.kind == "inequality" and v < Fraction(1, 10**13)) or
+         (r.kind == "equality" and abs(v) < Fraction(1, 10**13)) else v for r, v in zip(pb.rows, y, strict=True)]
+    return _restore(pb, y)
+
+
+def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray]) -> list[tuple[np.ndarray, float]]:
+    """Float multipliers worth rounding, with their margin estimate: each solver dual y* (given in ``starts``) moved
+    towards a strictly interior dual y_int (margin t_int, value V_int, from :func:`interior_dual` at a generous
+    target) by theta = the share of delta/2 that V_int - V* leaves; and the interior dual at value + delta/2 itself."""
+    AG, AF, c, ineq = _matrices(pb)
+    out = []
+    wide = interior_dual(pb, value + max(abs(value), 1e-3)) if starts else None
+    for ys in starts:
+        if wide is None or ys is None or len(ys) != len(pb.rows):
+            continue
+        yi, ti = wide
+        ys = np.where(ineq, np.maximum(ys, 0.0), ys)
+        vs, vi = float(-c @ ys), float(-c @ yi)
+        room = value + delta / 2 - vs
+        if room <= 0:
+            continue
+        theta = min(1.0, room / max(vi - vs, 1e-300))
+        out.append(((1 - theta) * ys + theta * yi, theta * ti))
+    direct = interior_dual(pb, value + delta / 2)
+    if direct is not None:
+        out.append(direct)
+    return out
+
+
+def prove(pb: Problem, value: float, starts: list[np.ndarray] | None = None, delta_rel: float = DELTA_REL,
+          delta_abs: float = DELTA_ABS, widen: int = 2) -> dict[str, Any] | None:
     """A verified certificate of ``worst case <= value + delta`` (a JSON-ready dict), or None when none is found.
 
-    delta = delta_rel |value| + delta_abs, widened x10 up to ``widen`` times when the exact check fails."""
+    ``starts``: solver multipliers of ``pb``'s rows (in order) to start from. delta = delta_rel |value| + delta_abs,
+    widened x10 up to ``widen`` times when no candidate passes the exact check."""
     t0 = time.perf_counter()
     for attempt in range(widen + 1):
         delta = (delta_rel * abs(value) + delta_abs) * 10**attempt
         bound = rational(value) + Fraction(delta).limit_denominator(10**15)
-        found = interior_dual(pb, float(value) + delta / 2)
-        if found is None:
-            continue
-        yf, margin = found
-        y = [Fraction(round(float(v) * DENOMINATOR), DENOMINATOR) for v in yf]
-        y = [Fraction(0) if (r.kind == "inequality" and v < Fraction(1, 10**13)) or
-             (r.kind == "equality" and abs(v) < Fraction(1, 10**13)) else v for r, v in zip(pb.rows, y, strict=True)]
-        y = _restore(pb, y)
-        if y is None:
-            continue
-        keep = [k for k, v in enumerate(y) if v != 0]
-        cert = {"format": FORMAT, "points": pb.points, "values": pb.values, "objective": pb.objective,
-                "bound": str(bound), "rows": [pb.rows[k].record(y[k]) for k in keep],
-                "problem": {"hash": pb.digest, "rows_total": len(pb.rows)},
-                "value_float": float(value), "delta": float(delta), "margin_t": margin}
-        try:
-            summary = verify(cert)
-        except CertificateError:
-            continue
-        cert["proved_value"] = str(summary["value"])
-        cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
-        return cert
+        for yf, margin in _candidates(pb, float(value), delta, list(starts or [])):
+            y = _exact(pb, yf)
+            if y is None:
+                continue
+            keep = [k for k, v in enumerate(y) if v != 0]
+            cert = {"format": FORMAT, "points": pb.points, "values": pb.values, "objective": pb.objective,
+                    "bound": str(bound), "rows": [pb.rows[k].record(y[k]) for k in keep],
+                    "problem": {"hash": pb.digest, "rows_total": len(pb.rows)},
+                    "value_float": float(value), "delta": float(delta), "margin_t": margin}
+            try:
+                summary = verify(cert)
+            except CertificateError:
+                continue
+            cert["proved_value"] = str(summary["value"])
+            cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
+            return cert
     return None
 
 
 def stored(digest: str, store: Path | None = None) -> Path:
     """The path of the certificate of the PEP with this row hash."""
-    return (STORE if store is None else store) / f"{digest}.json"
+    return (STORE if store is None else store) / f"{digest}.json.gz"
 
 
 def _write(path: Path, cert: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(cert, fh, indent=0)
-        fh.write("\n")
+    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(json.dumps(cert, separators=(",", ":")).encode())
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
 
 
@@ -313,7 +343,8 @@ def check_stored(pb: Problem, cert: Mapping[str, Any]) -> dict[str, Any]:
     return verify(dict(cert))
 
 
-def attach(build: Callable[[], Any], value: float, store: Path | None = None) -> dict[str, Any] | None:
+def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | None = None,
+           store: Path | None = None) -> dict[str, Any] | None:
     """The exact proof record of a certified worst case ``value`` of the PEP ``build`` makes, or None.
 
     Looks up the stored certificate by the rows' hash and re-verifies it (and that it bounds this PEP); with the
@@ -327,10 +358,9 @@ def attach(build: Callable[[], Any], value: float, store: Path | None = None) ->
     path = stored(pb.digest, store)
     cert = None
     if path.exists():
-        with open(path, encoding="utf-8") as fh:
-            cert = json.load(fh)
+        cert = load(path)
     elif os.environ.get("FEDBOUNDS_PROVE") == "1":
-        cert = prove(pb, value)
+        cert = prove(pb, value, starts)
         if cert is None:
             return {"status": "not proved: no exact certificate found", "hash": pb.digest}
         _write(path, cert)

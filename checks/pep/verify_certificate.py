@@ -1,4 +1,4 @@
-"""Standalone verifier of an exact PEP certificate: standard library only (``fractions``, ``json``), no solver.
+"""Standalone verifier of an exact PEP certificate: standard library only (``fractions``, ``json``, ``gzip``), no solver.
 
 What a certificate proves. A PEP (Drori and Teboulle 2014; Taylor, Hendrickx and Glineur 2017) is the SDP
 
@@ -16,7 +16,7 @@ then every feasible (G, F) has tau = tau - sum_k y_k (row_k) + sum_k y_k (row_k)
 the worst case of the PEP (and of any PEP containing these rows) is at most ``bound``. Leaving rows out only
 enlarges the feasible set, so the listed rows may be the support of the multipliers alone.
 
-File format (JSON; every number a string "p/q" or "p"): ``format``, ``points`` (size of G), ``values`` (length of
+File format (JSON, gzip-compressed when the name ends in .gz; every number a string "p/q" or "p"): ``format``, ``points`` (size of G), ``values`` (length of
 F), ``objective`` (index of tau in F), ``bound``, ``rows``: a list of {``kind``: "inequality" | "equality",
 ``y``: multiplier, ``gram``: [[i, j, c], ...] meaning c G[i, j] summed over i <= j (so the off-diagonal entry of
 A is c/2), ``values``: [[k, c], ...], ``constant``: c}. Anything else in the file (the problem's description and
@@ -28,6 +28,7 @@ verifies, 1 when one does not, 2 on unreadable input.
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import time
@@ -35,7 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CertificateError", "ldlt_psd", "main", "verify", "verify_file"]
+__all__ = ["CertificateError", "ldlt_psd", "load", "main", "verify", "verify_file"]
 
 FORMAT = "fedbounds-pep-certificate/1"
 
@@ -138,11 +139,16 @@ def verify(cert: dict[str, Any]) -> dict[str, Any]:
             "rank": len(pivots), "max_denominator": denominators, "seconds": time.perf_counter() - t0}
 
 
+def load(path: str | Path) -> dict[str, Any]:
+    """A certificate file: JSON, gzip-compressed when its name ends in ``.gz``."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
 def verify_file(path: str | Path) -> dict[str, Any]:
-    """:func:`verify` on a JSON file."""
-    with open(path, encoding="utf-8") as fh:
-        cert = json.load(fh)
-    return verify(cert)
+    """:func:`verify` on a certificate file (:func:`load`)."""
+    return verify(load(path))
 
 
 def main(argv: list[str] | None = None) -> int:

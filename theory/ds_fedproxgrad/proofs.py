@@ -503,19 +503,41 @@ def ds_schedule_at_zero() -> tuple[Part, ...]:
     return tuple(parts)
 
 
-@_step("Phi_r >= 1/4 fails before r_0: coefficient (20) above -eta/4 just past the threshold")
+@_step("Phi_r >= 1/4 fails before r_0: a one-client quadratic with an uphill error gamma_r > sqrt(33) - 5")
 def ds_phi_prefix() -> tuple[Part, ...]:
-    """At eta = 1/(6 L_F): (20) + eta/4 = (5/4) eta (C_e gamma^2 - 1/5), positive for gamma just above 1/(sqrt(10) B);
-    with L_F = B = 1, gamma = 1/2 (allowed by gamma <= c_gamma eta with c_gamma = 3) the coefficient is +1/48 > 0."""
+    """The counterexample to Lemma 5.2 as printed (Phi_r >= 1/4 for every r): lambda = 0, N = 1, f = L_F x^2/2 (so (8)
+    holds with G = 0, B = 1, and Xi_r = 0 at sigma = 0), the local solve returns y = x - eta (grad f - e) with the
+    uphill error e = gamma_r grad f (||e|| = gamma_r ||grad f||, allowed by (10)). Then F(y) - F(x) = -eta Phi
+    ||grad F(x)||^2 with Phi = (1 - gamma_r) - (L_F eta/2)(1 - gamma_r)^2, which at eta = 1/(6 L_F) drops below 1/4
+    exactly for gamma_r > sqrt(33) - 5 ~ 0.745 (gamma_r <= c_gamma eta holds with c_gamma = 6 L_F). Example:
+    gamma_r = 4/5 gives Phi = 59/300 ~ 0.197 < 1/4. The proof's own coefficient (20) is +1/48 at gamma_r = 1/2 (its
+    bound fails there), but the instance's Phi at gamma_r = 1/2 is 23/48 > 1/4: that point refutes the proof, not the
+    lemma."""
+    xx = sp.Symbol("xx", real=True, nonzero=True)
+    f = L_F * xx**2 / 2
+    grad = sp.diff(f, xx)
+    y = xx - eta * (grad - gamma_r * grad)
+    phi_instance = sp.simplify(-(f.subs(xx, y) - f) / (eta * grad**2))
+    phi = (1 - gamma_r) - (L_F * eta / 2) * (1 - gamma_r) ** 2
+    parts = [_zero("Phi of the instance = (1 - gamma_r) - (L_F eta/2)(1 - gamma_r)^2", phi_instance - phi)]
+    parts.append(_zero("Xi_r = 0 at lambda = 0, G = 0, sigma = 0 (eq. (22))", ds.Xi.subs({lam: 0, G: 0, sigma2: 0})))
     e = 1 / (6 * L_F)
-    excess = (ds.coefficient20 + eta / 4).subs(eta, e)
-    parts = [_zero("excess at eta = 1/(6 L_F)", excess - sp.Rational(5, 4) * e * (ds.C_e * gamma_r**2 - sp.Rational(1, 5)))]
-    d = sp.Symbol("delta", positive=True)
-    above = sp.factor(excess.subs(gamma_r, ds.absorption_gamma_max * (1 + d)))
-    parts.append(_true("excess > 0 for gamma = (1 + delta)/(sqrt(10) B), delta > 0", above.is_positive is True, above))
-    numbers = ds.coefficient20.subs({L_F: 1, B: 1, eta: sp.Rational(1, 6), gamma_r: sp.Rational(1, 2)})
-    parts.append(_zero("L_F = B = 1, eta = 1/6, gamma = 1/2: coefficient = 1/48", numbers - sp.Rational(1, 48)))
-    parts.append(_true("gamma = 1/2 <= c_gamma eta with c_gamma = 3", sp.Rational(1, 2) <= 3 * sp.Rational(1, 6)))
+    at = sp.expand(phi.subs(eta, e))
+    root = sp.sqrt(33) - 5
+    parts.append(_zero("Phi = 1/4 at gamma_r = sqrt(33) - 5 (eta = 1/(6 L_F))", sp.expand(at.subs(gamma_r, root)) - QUARTER))
+    parts.append(_true("Phi decreasing in gamma_r on [0, 1]: dPhi/dgamma = -1 + (1 - gamma_r)/6 < 0",
+                       sp.simplify(sp.diff(at, gamma_r) + 1 - (1 - gamma_r) / 6) == 0))
+    parts.append(_true("the threshold sqrt(33) - 5 lies in (0, 1)", bool(0 < root < 1), root))
+    g45 = at.subs(gamma_r, sp.Rational(4, 5))
+    parts.append(_zero("gamma_r = 4/5: Phi = 59/300", g45 - sp.Rational(59, 300)))
+    parts.append(_true("59/300 < 1/4: Lemma 5.2 as printed fails at gamma_r = 4/5", g45 < QUARTER))
+    parts.append(_true("gamma_r = 4/5 <= c_gamma eta with c_gamma = 24/5 L_F at eta = 1/(6 L_F)",
+                       sp.Rational(4, 5) <= sp.Rational(24, 5) * L_F * e))
+    proof_coef = ds.coefficient20.subs({L_F: 1, B: 1, eta: sp.Rational(1, 6), gamma_r: sp.Rational(1, 2)})
+    parts.append(_zero("the proof's coefficient (20) at L_F = B = 1, eta = 1/6, gamma = 1/2 is +1/48 (its bound fails)",
+                       proof_coef - sp.Rational(1, 48)))
+    parts.append(_zero("... but the instance's Phi there is 23/48 > 1/4 (not a counterexample to the lemma)",
+                       at.subs({gamma_r: sp.Rational(1, 2)}) - sp.Rational(23, 48)))
     return tuple(parts)
 
 
