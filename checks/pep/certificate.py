@@ -181,7 +181,52 @@ def _kernel(AG: Any, n: int) -> np.ndarray:
     return vt[rank:].T
 
 
-def interior_dual(pb: Problem, target: float) -> tuple[np.ndarray, float] | None:
+def _rationalize_basis(V: np.ndarray) -> list[list[Fraction]] | None:
+    """Rational vectors spanning the column space of V (reduced row echelon form of V^T, entries with denominator
+    <= 1000 within 1e-7), or None when the span is not rational to that accuracy."""
+    import scipy.linalg as sla
+
+    M = V.T.copy()
+    out: list[list[Fraction]] = []
+    _, _, piv = sla.qr(M, pivoting=True)
+    cols = sorted(piv[: M.shape[0]])
+    R = np.linalg.solve(M[:, cols], M)  # rows: a basis with the identity on the pivot columns
+    for row in R:
+        q = [Fraction(float(x)).limit_denominator(1000) for x in row]
+        if max(abs(float(a) - float(x)) for a, x in zip(q, row, strict=True)) > 1e-7:
+            return None
+        out.append(q)
+    return out
+
+
+def face(pb: Problem) -> list[list[Fraction]]:
+    """Rational directions w every dual residual must annihilate (one step of facial reduction): the range of the
+    largest-trace D >= 0 with <A_k, D> <= 0 on inequality rows and = 0 on equality rows (a recession direction of the
+    primal in G alone, so <S, D> = 0 for every dual-feasible S). Empty when there is none or it is not rational."""
+    import cvxpy as cp
+
+    n = pb.points
+    AG, _, _, ineq = _matrices(pb)
+    D = cp.Variable((n, n), PSD=True)
+    vec = cp.reshape(D, (n * n,), order="C")
+    cons = [cp.trace(D) <= 1]
+    Ai, Ae = AG[:, np.flatnonzero(ineq)].T, AG[:, np.flatnonzero(~ineq)].T
+    if Ai.shape[0]:
+        cons.append(Ai @ vec <= 0)
+    if Ae.shape[0]:
+        cons.append(Ae @ vec == 0)
+    prob = cp.Problem(cp.Maximize(cp.trace(D)), cons)
+    with contextlib.suppress(Exception), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        prob.solve(solver="CLARABEL")
+    if D.value is None or prob.value is None or prob.value < 1e-6:
+        return []
+    ev, V = np.linalg.eigh((D.value + D.value.T) / 2)
+    V = V[:, ev > 1e-6 * ev.max()]
+    return _rationalize_basis(V) or []
+
+
+def interior_dual(pb: Problem, target: float, W: list[list[Fraction]] | None = None) -> tuple[np.ndarray, float] | None:
     """Multipliers y (numpy) with dual value <= ``target`` and the largest margin t (S - t P >= 0), or None."""
     import cvxpy as cp
 
@@ -189,6 +234,8 @@ def interior_dual(pb: Problem, target: float) -> tuple[np.ndarray, float] | None
     AG, AF, c, ineq = _matrices(pb)
     K = len(pb.rows)
     N = _kernel(AG, n)
+    if W:
+        N, _ = np.linalg.qr(np.hstack([N, np.array([[float(x) for x in w] for w in W]).T]))
     P = np.eye(n) - N @ N.T
     y = cp.Variable(K)
     t = cp.Variable()
@@ -207,20 +254,38 @@ def interior_dual(pb: Problem, target: float) -> tuple[np.ndarray, float] | None
     return np.asarray(y.value, dtype=float), float(t.value)
 
 
-def _restore(pb: Problem, y: list[Fraction]) -> list[Fraction] | None:
-    """Correct y so that sum_k y_k a_k = e_tau exactly, changing only multipliers >= 1e-7 (and equality rows): a
-    basic solution of the residual system over the largest ones, in exact arithmetic."""
-    m = pb.values
+def _face_columns(pb: Problem, W: list[list[Fraction]]) -> list[dict[int, Fraction]]:
+    """Per row k, the entries of A_k w (w in W), indexed after the F entries: the equations S w = 0."""
+    n = pb.points
+    out = []
+    for r in pb.rows:
+        col: dict[int, Fraction] = {}
+        for a, w in enumerate(W):
+            for i, j, c in r.gram:
+                pairs = ((i, j, c),) if i == j else ((i, j, c / 2), (j, i, c / 2))
+                for u, v, cc in pairs:
+                    if w[v] != 0:
+                        key = pb.values + a * n + u
+                        col[key] = col.get(key, Fraction(0)) + cc * w[v]
+        out.append({k: v for k, v in col.items() if v != 0})
+    return out
+
+
+def _restore(pb: Problem, y: list[Fraction], W: list[list[Fraction]] | None = None) -> list[Fraction] | None:
+    """Correct y so that sum_k y_k a_k = e_tau exactly (and S w = 0 for w in ``W``), changing only multipliers >= 1e-7
+    (and equality rows): a basic solution of the residual system over the largest ones, in exact arithmetic."""
+    extra = _face_columns(pb, W) if W else [{} for _ in pb.rows]
+    m = pb.values + (len(W) * pb.points if W else 0)
     need = [Fraction(int(k == pb.objective)) for k in range(m)]
-    for r, yk in zip(pb.rows, y, strict=True):
-        for k, c in r.values:
+    for r, e, yk in zip(pb.rows, extra, y, strict=True):
+        for k, c in (*r.values, *e.items()):
             need[k] -= yk * c
     if all(x == 0 for x in need):
         return y
-    free = sorted((k for k, r in enumerate(pb.rows) if r.values and (r.kind == "equality" or y[k] >= Fraction(1, 10**7))),
-                  key=lambda k: -abs(y[k]))
+    free = sorted((k for k, r in enumerate(pb.rows) if (r.values or extra[k]) and
+                   (r.kind == "equality" or y[k] >= Fraction(1, 10**7))), key=lambda k: -abs(y[k]))
     # Gaussian elimination on [A_free | need], columns in order of size (pivots on the largest multipliers first)
-    cols = {k: dict(pb.rows[k].values) for k in free}
+    cols = {k: {**dict(pb.rows[k].values), **extra[k]} for k in free}
     rows = [dict() for _ in range(m)]  # row i: {col: coef}
     for k in free:
         for i, c in cols[k].items():
@@ -255,21 +320,22 @@ def _restore(pb: Problem, y: list[Fraction]) -> list[Fraction] | None:
     return out
 
 
-def _exact(pb: Problem, yf: np.ndarray) -> list[Fraction] | None:
-    """Round multipliers to denominator :data:`DENOMINATOR`, drop the tiny ones, restore the F-part exactly."""
+def _exact(pb: Problem, yf: np.ndarray, W: list[list[Fraction]] | None = None) -> list[Fraction] | None:
+    """Round multipliers to denominator :data:`DENOMINATOR`, drop the tiny ones, restore the F-part (and S W = 0)."""
     y = [Fraction(round(float(v) * DENOMINATOR), DENOMINATOR) for v in yf]
     y = [Fraction(0) if (r.kind == "inequality" and v < Fraction(1, 10**13)) or
          (r.kind == "equality" and abs(v) < Fraction(1, 10**13)) else v for r, v in zip(pb.rows, y, strict=True)]
-    return _restore(pb, y)
+    return _restore(pb, y, W)
 
 
-def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray]) -> list[tuple[np.ndarray, float]]:
+def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray],
+                W: list[list[Fraction]] | None = None) -> list[tuple[np.ndarray, float]]:
     """Float multipliers worth rounding, with their margin estimate: each solver dual y* (given in ``starts``) moved
     towards a strictly interior dual y_int (margin t_int, value V_int, from :func:`interior_dual` at a generous
     target) by theta = the share of delta/2 that V_int - V* leaves; and the interior dual at value + delta/2 itself."""
     AG, AF, c, ineq = _matrices(pb)
     out = []
-    wide = interior_dual(pb, value + max(abs(value), 1e-3)) if starts else None
+    wide = interior_dual(pb, value + max(abs(value), 1e-3), W) if starts else None
     for ys in starts:
         if wide is None or ys is None or len(ys) != len(pb.rows):
             continue
@@ -281,7 +347,7 @@ def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray
             continue
         theta = min(1.0, room / max(vi - vs, 1e-300))
         out.append(((1 - theta) * ys + theta * yi, theta * ti))
-    direct = interior_dual(pb, value + delta / 2)
+    direct = interior_dual(pb, value + delta / 2, W)
     if direct is not None:
         out.append(direct)
     return out
@@ -294,11 +360,15 @@ def prove(pb: Problem, value: float, starts: list[np.ndarray] | None = None, del
     ``starts``: solver multipliers of ``pb``'s rows (in order) to start from. delta = delta_rel |value| + delta_abs,
     widened x10 up to ``widen`` times when no candidate passes the exact check."""
     t0 = time.perf_counter()
+    faces: list[list[list[Fraction]] | None] = [None]
     for attempt in range(widen + 1):
         delta = (delta_rel * abs(value) + delta_abs) * 10**attempt
         bound = rational(value) + Fraction(delta).limit_denominator(10**15)
-        for yf, margin in _candidates(pb, float(value), delta, list(starts or [])):
-            y = _exact(pb, yf)
+        if attempt == 1 and faces == [None] and (W := face(pb)):
+            faces = [W, None]  # no interior dual at the first delta: look for a face every dual lies on
+        for yf, margin, W in ((yf, m, W) for W in faces for yf, m in _candidates(pb, float(value), delta,
+                                                                                   list(starts or []), W)):
+            y = _exact(pb, yf, W)
             if y is None:
                 continue
             keep = [k for k, v in enumerate(y) if v != 0]
