@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, load, verify
 
 __all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "interior_dual", "problem_of", "prove",
@@ -333,7 +332,7 @@ def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray
     """Float multipliers worth rounding, with their margin estimate: each solver dual y* (given in ``starts``) moved
     towards a strictly interior dual y_int (margin t_int, value V_int, from :func:`interior_dual` at a generous
     target) by theta = the share of delta/2 that V_int - V* leaves; and the interior dual at value + delta/2 itself."""
-    AG, AF, c, ineq = _matrices(pb)
+    _, _, c, ineq = _matrices(pb)
     out = []
     wide = interior_dual(pb, value + max(abs(value), 1e-3), W) if starts else None
     for ys in starts:
@@ -364,11 +363,11 @@ def prove(pb: Problem, value: float, starts: list[np.ndarray] | None = None, del
     for attempt in range(widen + 1):
         delta = (delta_rel * abs(value) + delta_abs) * 10**attempt
         bound = rational(value) + Fraction(delta).limit_denominator(10**15)
-        if attempt == 1 and faces == [None] and (W := face(pb)):
-            faces = [W, None]  # no interior dual at the first delta: look for a face every dual lies on
-        for yf, margin, W in ((yf, m, W) for W in faces for yf, m in _candidates(pb, float(value), delta,
-                                                                                   list(starts or []), W)):
-            y = _exact(pb, yf, W)
+        if attempt == 1 and faces == [None] and (found := face(pb)):
+            faces = [found, None]  # no interior dual at the first delta: look for a face every dual lies on
+        tries = [(yf, m, fw) for fw in faces for yf, m in _candidates(pb, float(value), delta, list(starts or []), fw)]
+        for yf, margin, fw in tries:
+            y = _exact(pb, yf, fw)
             if y is None:
                 continue
             keep = [k for k, v in enumerate(y) if v != 0]

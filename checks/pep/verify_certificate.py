@@ -16,11 +16,11 @@ then every feasible (G, F) has tau = tau - sum_k y_k (row_k) + sum_k y_k (row_k)
 the worst case of the PEP (and of any PEP containing these rows) is at most ``bound``. Leaving rows out only
 enlarges the feasible set, so the listed rows may be the support of the multipliers alone.
 
-File format (JSON, gzip-compressed when the name ends in .gz; every number a string "p/q" or "p"): ``format``, ``points`` (size of G), ``values`` (length of
-F), ``objective`` (index of tau in F), ``bound``, ``rows``: a list of {``kind``: "inequality" | "equality",
-``y``: multiplier, ``gram``: [[i, j, c], ...] meaning c G[i, j] summed over i <= j (so the off-diagonal entry of
-A is c/2), ``values``: [[k, c], ...], ``constant``: c}. Anything else in the file (the problem's description and
-hash, the float value, delta) is informative and not trusted.
+File format (JSON, gzip-compressed when the name ends in .gz; every number a string "p/q" or "p"): ``format``,
+``points`` (size of G), ``values`` (length of F), ``objective`` (index of tau in F), ``bound``, ``rows``: a list of
+{``kind``: "inequality" | "equality", ``y``: multiplier, ``gram``: [[i, j, c], ...] meaning c G[i, j] summed over
+i <= j (so the off-diagonal entry of A is c/2), ``values``: [[k, c], ...], ``constant``: c}. Anything else in the file
+(the problem's description and hash, the float value, delta) is informative and not trusted.
 
 Run ``python -m fedbounds.checks.pep.verify_certificate FILE...``: one line per file, exit 0 when every file
 verifies, 1 when one does not, 2 on unreadable input.
