@@ -52,11 +52,11 @@ __all__ = [
     "certify",
     "check_nonnegative",
     "check_positive",
+    "dual_feasibility",
     "pep_verdict",
     "solve_once",
     "verdict",
     "with_proof",
-    "dual_feasibility",
 ]
 
 #: the two solvers every certificate uses (cvxpy names)

@@ -5,7 +5,6 @@ agrees."""
 from __future__ import annotations
 
 import sympy as sp
-
 from fedbounds.theory.ds_fedproxgrad.proofs import ds_pep_descent_parametric
 
 eta = sp.Symbol("eta")

@@ -7,7 +7,6 @@ import math
 
 import pytest
 import sympy as sp
-
 from fedbounds.checks.ds_fedproxgrad.errata import one_client_counterexample
 from fedbounds.theory.core.symbols import gamma_r
 from fedbounds.theory.ds_fedproxgrad.errata import DS_PHI_PREFIX

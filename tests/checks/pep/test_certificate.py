@@ -11,7 +11,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from fedbounds.checks.pep import certificate as C
 from fedbounds.checks.pep.verify_certificate import CertificateError, ldlt_psd, main, verify
 
