@@ -38,6 +38,7 @@ def from_report(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """(a)/(b)/(d) per check id of a report.json (its ``claims`` list), from each check's verdict and worst slack."""
     out: dict[str, dict[str, Any]] = {}
     profile = report.get("profile", "?")
+    profile = profile.get("name", "?") if isinstance(profile, Mapping) else str(profile)
     for c in report.get("claims", []):
         cid, verdict, slack = c.get("check_id"), c.get("verdict"), c.get("worst_slack")
         pep = str(cid).startswith(PEP_FAMILIES)
@@ -66,7 +67,8 @@ def detection(claim: Any) -> dict[str, Any]:
     if claim.id in RECORDED:
         rec = dict(RECORDED[claim.id])
         if rec["catcher"] == "d" and claim.proof:
-            rec.update(catcher="c", why=rec["why"] + f"; a sympy proof step decides it ({', '.join(claim.proof)})")
+            rec.update(catcher="c", computed=False,
+                       why=rec["why"] + f"; a sympy proof step decides it ({', '.join(claim.proof)}), not perturbed 2x here")
         return rec
     if status == "erratum":
         return {"catcher": "n/a", "computed": False, "why": "an erratum: false as printed (its proof step or check shows it)"}
@@ -84,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with open(args[0], encoding="utf-8") as fh:
         rows = from_report(json.load(fh))
-    print("RECORDED = " + json.dumps(rows, indent=4, sort_keys=True))
+    import pprint
+
+    print("RECORDED = " + pprint.pformat(rows, width=118, sort_dicts=True))
     return 0
 
 
