@@ -1,7 +1,6 @@
 """The 2x-detection records of the quick profile at seed 0, computed by :func:`fedbounds.checks.core.two_x.from_report`
 (regenerate: ``fedbounds check --profile quick --out DIR`` then ``python -m fedbounds.checks.core.two_x DIR/report.json``)."""
 
-# ruff: noqa: E501
 
 RECORDED = {'ds.pep.absorption': {'catcher': 'd',
                        'computed': True,

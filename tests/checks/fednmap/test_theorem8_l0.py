@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.fednmap import checks as fc
 from fedbounds.checks.fednmap.common import make_instance, start_point, theorem5_parameters
