@@ -10,9 +10,13 @@ certified worst case v into a proof of ``worst case <= v + delta`` that the stan
    other (1/sqrt(10) B, ...) the exact value of its binary64 double. The certificate is a proof about the PEP with
    these data; they are PEPit's own to 1e-13.
 2. **An interior dual.** The optimal dual of a PEP usually has a singular residual matrix (complementary slackness),
-   which rounding would push out of the PSD cone. :func:`interior_dual` solves the dual SDP with a budget: dual value
-   <= v + delta/2, maximising t with S - t P >= 0, P the projector off the common kernel of the rows' Gram parts (a
-   direction no row sees is in every residual's kernel exactly, and needs no margin).
+   which rounding would push out of the PSD cone. So each solver's multipliers y* (recorded by ``certify``; lifted
+   from the block form for a client-symmetric PEP) are moved towards a strictly interior dual y_int
+   (:func:`interior_dual`: maximise t with S - t P >= 0 at a generous value, P the projector off the common kernel
+   of the rows' Gram parts, a direction no row sees), by the share theta of delta/2 that the values leave; the margin
+   theta t_int then absorbs the rounding. (Also tried: the interior dual at value + delta/2 itself.) When no interior
+   dual exists, one facial-reduction step (:func:`face`) looks for rational directions every residual must
+   annihilate and adds S w = 0 to the exact restoration.
 3. **Round and restore.** Multipliers are rounded to rationals (denominator 10^12); those below 1e-13 are dropped
    (dropping rows enlarges the feasible set: still an upper bound). The function-value part must cancel exactly:
    a small rational linear solve corrects the largest multipliers (:func:`_restore`).
