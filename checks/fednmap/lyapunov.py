@@ -25,6 +25,12 @@ from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, re
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 
+#: what a verdict at (C_0, C_c) = (0, 0) means over the class: the PEP's worst case there is unbounded
+#: (fednmap.pep.lyapunov_constants' control, C_0 = 0: psi alone is no Lyapunov function of the class), so the
+#: trajectories' "holds" is a property of these instances only, not evidence for the claim
+UNBOUNDED_AT_ZERO = ("none: at (C_0, C_c) = (0, 0) the worst case over the class is unbounded (PEP, "
+                     "fednmap.pep.lyapunov_constants' control); this verdict covers these instances only")
+
 #: window length m of the Lyapunov check (Theorem 5's conditions are taken at this m)
 WINDOW = 4
 
@@ -134,6 +140,8 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
         for C0, Cc in ((0.0, 0.0), (1.0, 0.0)):
             v, starts, L = _window_verdict(problem, setup, data, C0=C0, Cc=Cc, sigma2=SIGMA2, level=prof.level,
                                            name=f"{kind}, C_0 = {C0:g}, C_c = {Cc:g}")
+            if C0 == 0.0 and Cc == 0.0:  # the class admits no descent there: a trajectory's "holds" is no evidence
+                v = v.with_details(class_evidence=UNBOUNDED_AT_ZERO)
             res.verdicts.append(v)
             if C0 == 0.0:
                 m_ = mean_ci(L.T, level=prof.level)[0]
@@ -151,6 +159,7 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
               quantity="max over windows with E[L_t] > floor of the promised decrease m kappa (E[L_t] - floor) over the "
                        "achieved E[L_t] - E[L_{t+m}] (exact, C_c = 0)")
     res.notes.append(f"smallest C_0 for Theorem 8's bound (Lyapunov E[L_0] with C_c = 0): {c0_star}")
+    res.notes.append("(C_0, C_c) = (0, 0) rows: " + UNBOUNDED_AT_ZERO)
     return res
 
 
