@@ -124,3 +124,19 @@ def test_committed_certificates_exist_and_the_smallest_verify() -> None:
 @pytest.mark.slow
 def test_every_committed_certificate_verifies() -> None:
     assert main([str(p) for p in _committed()]) == 0
+
+
+def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
+    from fedbounds.checks.core.pep import certificate_record, certify, dual_feasibility
+
+    cert = certify(_gd_pep())
+    for r in cert.runs:
+        figs = r.dual_feasibility
+        assert set(figs) == {"psd_residual", "min_multiplier", "reconstitution"}, figs
+        assert all(0 <= x < 1e-4 for x in figs.values())
+        assert r.multipliers is not None and len(r.multipliers) == len(C.problem_of(_gd_pep()).rows)
+    assert certificate_record(cert)["solvers"]["CLARABEL"]["dual_feasibility"] == cert.runs[0].dual_feasibility
+    # the parser reads PEPit's lines: "... up to an error of x" is x, a bare line is 0
+    text = ("\t\tThe solver found a residual matrix that is positive semi-definite up to an error of 3e-09\n"
+            "(PEPit) The worst-case guarantee proof is perfectly reconstituted\n")
+    assert dual_feasibility(text) == {"psd_residual": 3e-09, "reconstitution": 0.0}
