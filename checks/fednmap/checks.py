@@ -212,7 +212,8 @@ def check_theorem8(ctx: CheckContext) -> CheckResult:
     """FedNMap Theorem 8 from x_0 away from x* on Lasso, MCP (Monte Carlo) and ridge (exact), at the rounds where it
     is informative (kappa t >= 1). Negative controls: the bound scaled by worst ratio / 2, at the searched worst case
     (exact) and on the Lasso experiment (fresh noise); eta_hat past Theorem 5's condition by the smallest factor
-    that breaks the inequality (ridge, exact, no divergence)."""
+    that breaks the inequality (ridge, exact, no divergence); E[L_0] without its correction term from x* with
+    c_i,0 = 0 (exact rational, :func:`fedbounds.checks.fednmap.strict_form.strict_form_control`)."""
     res = CheckResult("fednmap.theorem8")
     plot = Plot("theorem8", "FedNMap Theorem 8 (C_0 = 0, E[L_0] = psi gap + C_c correction error), informative rounds",
                 "round T", "E[psi(x_T)] - psi*")

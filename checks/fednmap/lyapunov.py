@@ -129,7 +129,10 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
     (C_0, C_c) = (0, 0) and (1, 0). Negative controls: the rate exponent m kappa multiplied by 2 / (worst
     promised-over-achieved decrease), on the Lasso experiment with fresh noise and at the searched worst case
     (one thing changed: the contraction; the old "/ 10" scaled the contraction and the noise together and was
-    violated whatever the bound). Tightness: the worst case searched, and the smallest C_0 for Theorem 8's bound."""
+    violated whatever the bound); the PEP's unbounded direction at C_c = 0 replayed exactly for C_0 = 0 and 1
+    (:func:`fedbounds.checks.fednmap.strict_form.lyapunov_replay`: L_0 = 0 < L_1, theorem kind), so the C_c = 0 rows
+    carry ``class_evidence`` (refuted over the class). Tightness: the worst case searched, and the smallest C_0 for
+    Theorem 8's bound."""
     prof = ctx.profile
     T = prof.rounds(int(prof.get("fednmap.lyapunov", "T", 1500)))
     res = CheckResult("fednmap.lyapunov")
