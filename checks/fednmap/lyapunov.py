@@ -28,7 +28,7 @@ from fedbounds.theory.fednmap import formulas as fc
 
 #: what a verdict at C_c = 0 means over the class: the PEP's worst case there is unbounded (fednmap.pep.lyapunov_constants'
 #: control, C_0 = 0: psi alone is no Lyapunov function of the class), and its direction replayed as an instance
-#: (fednmap.strict_form.lyapunov_replay: two clients from (z*, c_i,0 = 0), L_0 = 0 < L_1, exact) violates the window
+#: (fednmap.strict_form.lyapunov_replay: two clients from (z* + 1e-8, c_i,0 = 0), L_1 > L_0, exact) violates the window
 #: claim for C_0 = 0 and C_0 = 1 alike; the trajectories' "holds" is a property of these instances only
 UNBOUNDED_AT_ZERO = ("refuted over the class: at C_c = 0 the PEP's worst case is unbounded and its direction, replayed "
                      "exactly (negative control 'PEP direction replayed'), violates the window claim; this verdict "
@@ -130,7 +130,7 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
     promised-over-achieved decrease), on the Lasso experiment with fresh noise and at the searched worst case
     (one thing changed: the contraction; the old "/ 10" scaled the contraction and the noise together and was
     violated whatever the bound); the PEP's unbounded direction at C_c = 0 replayed exactly for C_0 = 0 and 1
-    (:func:`fedbounds.checks.fednmap.strict_form.lyapunov_replay`: L_0 = 0 < L_1, theorem kind), so the C_c = 0 rows
+    (:func:`fedbounds.checks.fednmap.strict_form.lyapunov_replay`: L_1 > L_0, theorem kind), so the C_c = 0 rows
     carry ``class_evidence`` (refuted over the class). Tightness: the worst case searched, and the smallest C_0 for
     Theorem 8's bound."""
     prof = ctx.profile

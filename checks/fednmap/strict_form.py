@@ -10,9 +10,9 @@ exact rationals of their binary floats. Algorithm 1 runs through :class:`fedboun
   C_c (1/n) sum ||grad f_i(x_0) - grad f(x_0)||^2 > 0 there (the uncorrected client drift of round 1).
 * From the fixed point (z*, c*), c_i* = grad f(x*) - grad f_i(x*): psi(x_t) - psi* = 0 at every round exactly,
   E[L_0] = 0 and the floor check is exact.
-* The same start is the PEP's unbounded direction of the Lyapunov window claim at C_c = 0
-  (``fednmap.pep.lyapunov_constants``): L_0 = 0 (psi gap 0, F_nor(z*) = 0) while L_m > 0, so
-  E[L_{t+m}] <= (1 - m kappa) E[L_t] + m kappa floor fails with a zero right-hand side, for C_0 = 0 and C_0 = 1.
+* Started a little off it, z_0 = z* + 1e-8 with c_{i,0} = 0, it is the PEP's unbounded direction of the Lyapunov
+  window claim at C_c = 0 (``fednmap.pep.lyapunov_constants``): the drift raises L in round 1, L_1 > L_0 > 0, with
+  F_nor nonzero, so E[L_{t+m}] <= (1 - m kappa) E[L_t] + m kappa floor fails, for C_0 = 0 and C_0 = 1.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from fedbounds.checks.fednmap.common import theorem5_parameters
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 
-__all__ = ["CURVATURES", "TARGETS", "ExactTwoClients", "exact_gaps", "heterogeneity_at_optimum", "lyapunov_replay",
-           "strict_form_control", "theorem8_exact", "window_violation"]
+__all__ = ["CURVATURES", "REPLAY_OFFSET", "TARGETS", "ExactTwoClients", "exact_gaps", "exact_trajectory",
+           "heterogeneity_at_optimum", "lyapunov_replay", "strict_form_control", "theorem8_exact", "window_violation"]
 
 #: the instance of the issue: client curvatures 1 and 1/2, and their linear terms (distinct minimisers)
 CURVATURES = (Fraction(1), Fraction(1, 2))
@@ -86,25 +86,36 @@ def _steps() -> dict[str, Fraction]:
             "eta_hat": Fraction(st.eta_hat)}
 
 
-def exact_gaps(start: str, rounds: int = 4) -> list[Fraction]:
-    """psi(x_t) - psi* for t = 0..rounds, exactly, from z* with corrections ``start``: ``"zero"`` (c_{i,0} = 0,
-    Algorithm 1's) or ``"fixed"`` (c* = grad f(x*) - grad f_i(x*))."""
+def exact_trajectory(start: str, rounds: int = 4, offset: Fraction = Fraction(0)) -> list[tuple[Fraction, Fraction]]:
+    """(psi(x_t) - psi*, ||F_nor(z_t)||^2) for t = 0..rounds, exactly, from z_0 = z* + ``offset`` with corrections
+    ``start``: ``"zero"`` (c_{i,0} = 0, Algorithm 1's) or ``"fixed"`` (c* = grad f(x*) - grad f_i(x*)). With phi = 0,
+    x = prox(z) = z and F_nor(z) = grad f(z)."""
     if start not in ("zero", "fixed"):
         raise ValueError(f"start must be 'zero' or 'fixed', got {start!r}")
     prob, P = ExactTwoClients(), _steps()
     params = {"gamma": P["gamma"], "eta_a": P["eta_a"], "eta_s": P["eta_s"], "Q": Q, "variant": "A", "correction": True}
     xs = prob.x_star
-    z = np.array([[xs - P["gamma"] * prob.grad_f(xs)]], dtype=object)  # z* (phi = 0: z* = x* as grad f(x*) = 0)
+    z = np.array([[xs - P["gamma"] * prob.grad_f(xs) + offset]], dtype=object)  # z* + offset (phi = 0: z* = x*)
     G = prob.grad(np.array([[[xs], [xs]]], dtype=object))
     c = (G.mean(axis=1, keepdims=True) - G) if start == "fixed" else np.full((1, 2, 1), Fraction(0), dtype=object)
     state = FedNMapState(Context(prob, params, _ExactOracle(), 0, 1), 0, z, prob.phi.prox(z, P["gamma"]), c)
     psi_star = prob.psi(xs)
-    gaps = [prob.psi(state.x[0, 0]) - psi_star]
+
+    def observe(st: FedNMapState) -> tuple[Fraction, Fraction]:
+        x = st.x[0, 0]
+        return prob.psi(x) - psi_star, prob.grad_f(x) ** 2
+
+    out = [observe(state)]
     alg = FedNMap()
     for t in range(rounds):
         state = alg.step(state, t)
-        gaps.append(prob.psi(state.x[0, 0]) - psi_star)
-    return gaps
+        out.append(observe(state))
+    return out
+
+
+def exact_gaps(start: str, rounds: int = 4) -> list[Fraction]:
+    """psi(x_t) - psi* for t = 0..rounds, exactly, from z* (:func:`exact_trajectory`)."""
+    return [g for g, _ in exact_trajectory(start, rounds)]
 
 
 def heterogeneity_at_optimum() -> Fraction:
@@ -114,17 +125,28 @@ def heterogeneity_at_optimum() -> Fraction:
     return sum((gi * gi for gi in g), Fraction(0)) / prob.n
 
 
-def window_violation(C_0: int, m: int = 1) -> tuple[Fraction, sp.Expr]:
-    """(L_m, the window claim's bound on it) from (z*, c_{i,0} = 0) at C_c = 0, sigma = 0, exactly: L_0 = psi gap +
-    (gamma C_0/2) ||F_nor(z*)||^2 = 0, so the bound (1 - m kappa) L_0 + m kappa floor is 0 (sympy, rational)."""
+#: the replay's start offset from z*: small enough that the uncorrected drift of round 1 outweighs the descent
+REPLAY_OFFSET = Fraction(1, 10**8)
+
+
+def window_violation(C_0: int, m: int = 1, offset: Fraction = REPLAY_OFFSET) -> tuple[Fraction, Fraction, sp.Expr]:
+    """(L_0, L_m, the window claim's bound on L_m) from (z* + offset, c_{i,0} = 0) at C_c = 0, sigma = 0, exactly
+    (sympy, rational; exp stays symbolic). L_t = psi gap + (gamma C_0/2) ||F_nor(z_t)||^2 through the theory's L."""
     P = _steps()
     prob = ExactTwoClients()
     mu = sum(prob.a, Fraction(0)) / prob.n  # f is a quadratic of curvature mean(a): its PL constant
     vals = {S.gamma: sp.Rational(P["gamma"]), S.eta_hat: sp.Rational(P["eta_hat"]), S.eta_a: sp.Rational(P["eta_a"]),
             S.Q: Q, S.m: m, S.L: 1, S.rho: 0, S.mu: sp.Rational(mu), S.sigma2: 0, S.n: prob.n, S.C_0: C_0}
-    L0 = fc.lyapunov.subs({S.gamma: vals[S.gamma], S.C_0: C_0, S.C_c: 0, S.psi_gap: 0, S.Fnor2: 0, S.corr_err: 0})
-    bound = sp.nsimplify(fc.lyapunov_window_bound.subs({**vals, S.L_t: L0}))
-    return exact_gaps("zero", rounds=m)[m], bound
+    traj = exact_trajectory("zero", rounds=m, offset=offset)
+
+    def lyap(t: int) -> sp.Expr:
+        gap, fnor2 = traj[t]
+        return fc.lyapunov.subs({S.gamma: vals[S.gamma], S.C_0: C_0, S.C_c: 0, S.psi_gap: sp.Rational(gap),
+                                 S.Fnor2: sp.Rational(fnor2), S.corr_err: 0})
+
+    L0, Lm = lyap(0), lyap(m)
+    bound = fc.lyapunov_window_bound.subs({**vals, S.L_t: L0})
+    return Fraction(int(sp.fraction(L0)[0]), int(sp.fraction(L0)[1])), Fraction(int(sp.fraction(Lm)[0]), int(sp.fraction(Lm)[1])), bound
 
 
 def _theorem8_values(EL0: Fraction) -> dict:
@@ -159,13 +181,18 @@ def strict_form_control() -> Verdict:
 
 
 def lyapunov_replay(C_0: int) -> Verdict:
-    """The PEP's unbounded direction of ``fednmap.lyapunov`` at C_c = 0 as an instance: from (z*, c_{i,0} = 0),
-    L_0 = 0 and the window bound is 0, but L_1 = psi(x_1) - psi* > 0 (exact). Violated: C_c = 0 is no Lyapunov
-    weight over the class, whatever C_0 (a theorem control of the reconstruction's constants)."""
-    L1, bound = window_violation(C_0, m=1)
+    """The PEP's unbounded direction of ``fednmap.lyapunov`` at C_c = 0 as an instance: from (z* + 1e-8, c_{i,0} = 0)
+    the uncorrected client drift raises the Lyapunov value in round 1, L_1 > L_0 > 0, while ||F_nor(z_t)|| > 0 at
+    t = 0, 1: a point of the PEP's measure with L_0 - L_1 < 0, so (scaling the instance) the PEP's ratio is unbounded
+    there, and the window claim L_1 <= (1 - kappa) L_0 fails (exact). C_c = 0 is no Lyapunov weight over the class,
+    whatever C_0 (a theorem control of the reconstruction's constants)."""
+    L0, L1, bound = window_violation(C_0, m=1)
+    traj = exact_trajectory("zero", rounds=1, offset=REPLAY_OFFSET)
     ok = bool(sp.Rational(L1) <= bound)
-    v = Verdict("fednmap.lyapunov", f"PEP direction replayed: two clients, (z*, c_i,0 = 0), sigma = 0, C_0 = {C_0}, C_c = 0, exact",
-                float(L1), float(bound), float(L1), float(L1), "holds" if ok else "violated", float("inf") if ok else 0.0, True,
-                {"L_0": 0, "L_1": str(L1), "window_bound": str(bound), "window_m": 1})
-    return control(v, changed="C_c", what=f"(C_0, C_c) = ({C_0}, 0) at the PEP's unbounded direction (L_0 = 0), exact rational",
+    v = Verdict("fednmap.lyapunov", f"PEP direction replayed: two clients, (z* + 1e-8, c_i,0 = 0), sigma = 0, C_0 = {C_0}, "
+                "C_c = 0, exact", float(L1), float(bound), float(L1), float(L1), "holds" if ok else "violated",
+                float(bound) / float(L1), True,
+                {"L_0": str(L0), "L_1": str(L1), "window_bound": str(bound), "window_m": 1, "L_1/L_0": float(L1 / L0),
+                 "Fnor2_0": float(traj[0][1]), "Fnor2_1": float(traj[1][1]), "offset": str(REPLAY_OFFSET)})
+    return control(v, changed="C_c", what=f"(C_0, C_c) = ({C_0}, 0) at the PEP's unbounded direction (L_1 > L_0), exact rational",
                    before="C_c = 1 (recovered by the PEP)", after="C_c = 0", violated_at=1, kind=THEOREM)

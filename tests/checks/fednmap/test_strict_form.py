@@ -51,8 +51,15 @@ def test_psi_gap_only_form_is_violated_and_the_correction_term_repairs_it() -> N
 
 @pytest.mark.parametrize("C_0", [0, 1])
 def test_pep_direction_at_cc_zero_violates_the_window_claim(C_0: int) -> None:
+    """The PEP's direction (psi rises in round 1 while F_nor != 0) as an exact instance: L_1 > L_0 > 0."""
     v = sf.lyapunov_replay(C_0)
-    assert v.status == "violated" and v.bound == 0.0 and v.observed > 0 and counts_as_evidence(v)
+    assert v.status == "violated" and v.observed > v.bound > 0 and counts_as_evidence(v)
+    assert v.details["L_1/L_0"] > 100 and v.details["Fnor2_0"] > 0 and v.details["Fnor2_1"] > 0
+    L0, L1, _ = sf.window_violation(C_0)
+    assert isinstance(L0, Fraction) and L1 > L0 > 0
+    # with the corrections at the fixed point (C_c's term zero there) the same offset start descends: no drift
+    fixed = sf.exact_trajectory("fixed", rounds=1, offset=sf.REPLAY_OFFSET)
+    assert fixed[1][0] < fixed[0][0]
 
 
 def test_algorithm_started_at_fixed_point_corrections_stays_put() -> None:
