@@ -13,12 +13,16 @@ Specification: ``docs/fednmap-reconstruction.md``, pseudocode of section 2.6. On
     server:    ybar_t = mean_i y_{i,t};  z_{t+1} = z_t - eta_s eta_a Q ybar_t;  x_{t+1} = prox(z_{t+1})  (§2.1 [V])
     clients:   c_{i,t+1} = c_{i,t} - y_{i,t} + ybar_t,  c_{i,0} = 0                              (§2.1 [V])
 
+``c0`` replaces c_{i,0} = 0 by given corrections (an (n, p) array), e.g. the fixed point's
+c_i* = grad f(x*) - grad f_i(x*): started at (z*, c*) with exact gradients the algorithm stays there (a check's
+start, not the paper's initialisation).
+
 eta_hat = eta_s eta_a Q is the effective step (§2.4 [I]). ``correction=False`` keeps c = 0 (the negative
 control: without the correction the fixed point is biased under heterogeneity). All clients and replicas are
 updated at once on (R, n, p) arrays; the only Python loops are over rounds (the driver) and local steps.
 
 Params: ``gamma`` in (0, 1/rho), ``eta_a`` > 0, ``eta_s`` > 0 (default 1), ``Q`` integer >= 1, ``variant`` "A" or
-"B", ``correction`` (bool, default True), ``z0`` ((p,) array, default zeros).
+"B", ``correction`` (bool, default True), ``z0`` ((p,) array, default zeros), ``c0`` ((n, p) array, default zeros).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ class FedNMap:
 
     name = "fednmap"
     required = ("gamma", "eta_a", "Q")
-    optional: Mapping[str, Any] = {"eta_s": 1.0, "variant": "A", "correction": True, "z0": None}
+    optional: Mapping[str, Any] = {"eta_s": 1.0, "variant": "A", "correction": True, "z0": None, "c0": None}
     uplink = 1
     #: one round is the same map of the state every round (exact mode probes it once)
     time_invariant = True
@@ -67,6 +71,11 @@ class FedNMap:
             raise ValueError(f"correction must be True or False, got {P['correction']!r}")
         P["correction"] = bool(P["correction"])
         P["z0"] = check_point("z0", P["z0"], problem.p)
+        if P["c0"] is not None:
+            c0 = np.asarray(P["c0"], dtype=float)
+            if c0.shape != (problem.n, problem.p) or not np.all(np.isfinite(c0)):
+                raise ValueError(f"c0 must be a finite array of shape ({problem.n}, {problem.p}), got shape {c0.shape}")
+            P["c0"] = c0
         return P
 
     def init(self, problem: Any, params: Mapping[str, Any], oracle: Any, replicas: int, seed: int) -> FedNMapState:
@@ -74,7 +83,8 @@ class FedNMap:
         R, n, p = replicas, problem.n, problem.p
         z = np.broadcast_to(P["z0"], (R, p)).copy()
         x = problem.phi.prox(z, P["gamma"])
-        return FedNMapState(Context(problem, P, oracle, seed, R), 0, z, x, np.zeros((R, n, p)))
+        c = np.zeros((R, n, p)) if P["c0"] is None else np.broadcast_to(P["c0"], (R, n, p)).copy()
+        return FedNMapState(Context(problem, P, oracle, seed, R), 0, z, x, c)
 
     def step(self, state: FedNMapState, t: int) -> FedNMapState:
         ctx = state.ctx

@@ -335,18 +335,37 @@ assert proved("ds_lemma5_2")
 
 # %% [markdown]
 # **(a) $r\ge r_0$** [erratum `erratum.ds_phi_prefix`]. The proof gives $\Phi_r=\frac14$ only once $\gamma_r$ is
-# absorbed. Before $r_0$ the coefficient (20) can exceed $-\eta/4$, and even be positive: at $L_F=B=1$,
-# $\eta=1/6$, $\gamma_r=1/2$ (allowed by (10) with $c_\gamma=3$) it is $+1/48$ exactly, so (14) then holds
-# with no $\Phi_r\ge\frac14$ (no $\Phi_r>0$ at all):
+# absorbed. Before $r_0$ the proof's coefficient (20) can exceed $-\eta/4$, even be positive ($+1/48$ at $L_F=B=1$,
+# $\eta=1/6$, $\gamma_r=1/2$): but that refutes the proof's *upper bound*, not the lemma. The class-wide $\Phi$ there
+# is $23/48>\frac14$ (at $\lambda=0$). The lemma itself fails on a real instance: $\lambda=0$, $N=1$, $f=L_Fx^2/2$ and
+# the uphill error $e=\gamma_r\nabla f$ (allowed by (10)) give $F(x^+)-F(x)=-\eta\Phi\|\nabla F\|^2$ with
+# $\Phi=(1-\gamma_r)-\frac{L_F\eta}{2}(1-\gamma_r)^2$ and $\Xi_r=0$, below $\frac14$ at $\eta=1/(6L_F)$ exactly for
+# $\gamma_r>\sqrt{33}-5\approx0.745$; at $\gamma_r=4/5$, $\Phi=59/300$:
 
 # %%
 show("erratum.ds_phi_prefix")
-at_example = {S.L_F: 1, S.B: 1, eta: sp.Rational(1, 6), S.gamma_r: sp.Rational(1, 2)}
-coef_example = core.coefficient20.subs(at_example)
-print("coefficient (20) =", coef_example, "  Phi_r =", core.Phi_r.subs(at_example))
-assert coef_example == sp.Rational(1, 48)
-assert sp.Rational(1, 2) <= 3 * sp.Rational(1, 6)  # gamma_r <= c_gamma eta_r with c_gamma = 3: admissible under (10)
+at_old = {S.L_F: 1, S.B: 1, eta: sp.Rational(1, 6), S.gamma_r: sp.Rational(1, 2)}
+assert core.coefficient20.subs(at_old) == sp.Rational(1, 48)  # the proof's bound is positive there ...
+g = S.gamma_r
+Phi_instance = (1 - g) - (S.L_F * eta / 2) * (1 - g) ** 2  # ... but the instance's Phi (lambda = 0, N = 1, uphill error)
+Phi_cap = sp.simplify(Phi_instance.subs(eta, core.eta_max_smooth))
+assert Phi_cap.subs(g, sp.Rational(1, 2)) == sp.Rational(23, 48)  # > 1/4: no counterexample at gamma_r = 1/2
+assert Phi_cap.subs(g, sp.Rational(4, 5)) == sp.Rational(59, 300)  # < 1/4: the counterexample
+assert sp.simplify(Phi_cap.subs(g, sp.sqrt(33) - 5) - sp.Rational(1, 4)) == 0  # the threshold gamma_r = sqrt(33) - 5
+print("instance Phi at eta = 1/(6 L_F):", Phi_cap, "| gamma_r = 1/2:", Phi_cap.subs(g, sp.Rational(1, 2)),
+      "| gamma_r = 4/5:", Phi_cap.subs(g, sp.Rational(4, 5)))
 assert proved("ds_phi_prefix")
+
+# %% [markdown]
+# The same instance run by the algorithm (one round, injected uphill error $\gamma_0=0.8$): Lemma 5.2 with
+# $\Phi=\frac14$ and $\Xi_0=0$ is violated, and the measured $\Phi$ agrees with the closed form.
+
+# %%
+from fedbounds.checks.ds_fedproxgrad.errata import one_client_counterexample
+
+cx = one_client_counterexample(SEED)
+print(cx.status, "Phi measured", round(cx.details["Phi_measured"], 6), "Phi closed form", round(cx.details["Phi_theory"], 6))
+assert cx.status == "violated" and abs(cx.details["Phi_measured"] - 59 / 300) < 1e-9
 
 # %% [markdown]
 # **(b) $F$ bounded below** [erratum `erratum.ds_lower_bound_unstated`]. The telescoping (24) to (25) uses

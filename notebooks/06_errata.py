@@ -181,8 +181,11 @@ assert np.allclose(g2, 1.0) and gam.max() < 1e-9 and np.all(np.diff(F_traj) < 0)
 
 # %%
 res_phi = present("erratum.ds_phi_prefix")
-printed, corrected = res_phi.verdicts[0], res_phi.verdicts[1]
+printed, corrected, one_client = res_phi.verdicts[0], res_phi.verdicts[1], res_phi.verdicts[2]
 assert printed.status == "violated" and corrected.status == "holds"
+# the counterexample itself (not the proof's +1/48 at gamma_r = 1/2, where the instance's Phi is 23/48 > 1/4): one client,
+# f = L_F x^2/2, uphill error gamma_r = 0.8 > sqrt(33) - 5, Phi = 59/300 < 1/4, run by the algorithm
+assert one_client.status == "violated" and abs(one_client.details["Phi_measured"] - 59 / 300) < 1e-9
 
 # %%
 present("erratum.ds_weak_convexity_unused")

@@ -99,7 +99,7 @@ def test_the_docs_feasible_commands_run_as_documented(tmp_path: Path) -> None:
 
 
 def test_the_checks_tightness_reaches_the_terminal_as_the_doc_says(tmp_path: Path) -> None:
-    out = _cli("check", "--claim", "textbook", "--out", str(tmp_path), "--no-progress")
+    out = _cli("check", "--claim", "textbook", "--out", str(tmp_path), "--no-progress", "--width", "200")
     assert out.returncode == 0, out.stdout + out.stderr
     summary = json.loads((tmp_path / "report.json").read_text())["claims"][0]["tightness"]["summary"]
     row = next(ln for ln in out.stdout.splitlines() if ln.startswith("textbook.theorem3_1"))

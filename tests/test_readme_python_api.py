@@ -31,7 +31,7 @@ def test_the_python_api_example_runs(capsys: pytest.CaptureFixture[str]) -> None
 #: the README's rule: a flag is its key with '-' for '_', except these
 EXCEPTIONS = {"--C0": "C_0", "--EL0": "EL_0", "--Delta0": "Delta_0"}
 #: options of `feasible` that are not keys of the constants or parameters
-NOT_KEYS = {"-h", "--help", "--epsilon", "--json", "--latex", "--plot", "--axes"}
+NOT_KEYS = {"-h", "--help", "--epsilon", "--json", "--latex", "--plot", "--axes", "--width"}
 
 
 def _key(flag: str) -> str:
@@ -54,9 +54,10 @@ def test_the_stated_mapping_is_the_command_lines(theorem: str) -> None:
             continue  # output options and problem-class switches
         if not isinstance(action.type, type) or action.type is bool:
             continue
+        key = action.dest.removeprefix("in_")  # the sub-commands built from TheoremSpecs store inputs as in_<key>
         for flag in flags:
-            assert _key(flag) == action.dest, f"{flag} is stored as {action.dest!r}, the README says {_key(flag)!r}"
-            assert action.dest in keys, f"{flag}: the API does not take the key {action.dest!r} (it takes {sorted(keys)})"
+            assert _key(flag) == key, f"{flag} is stored as {key!r}, the README says {_key(flag)!r}"
+            assert key in keys, f"{flag}: the API does not take the key {key!r} (it takes {sorted(keys)})"
             checked += 1
     assert checked >= 9, checked
     assert "`--C0`, `--EL0` and `--Delta0`" in _section()

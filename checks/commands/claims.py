@@ -1,7 +1,8 @@
 """``fedbounds claims``: list the papers' claims with their provenance, status and dependencies.
 
 Default output is a table (id, label, status, short statement, depends on); ``--latex`` prints each claim's
-LaTeX, ``--json`` a JSON list of the claims (:meth:`fedbounds.theory.core.claims.Claim.to_dict`). ``--paper`` and
+LaTeX, ``--json`` a JSON list of the claims (:meth:`fedbounds.theory.core.claims.Claim.to_dict`, plus ``two_x``: what
+would catch a 2x error in the printed constant, :func:`fedbounds.checks.core.two_x.detection`). ``--paper`` and
 ``--status`` filter; ``--id`` shows one claim in full.
 """
 
@@ -94,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(args: argparse.Namespace, claims: list[Claim]) -> None:
     if args.json:
-        json.dump([c.to_dict() for c in claims], sys.stdout, indent=2)
+        from fedbounds.checks.core.two_x import detection
+
+        json.dump([{**c.to_dict(), "two_x": detection(c)} for c in claims], sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.latex:
         for c in claims:

@@ -31,6 +31,7 @@ import contextlib
 import dataclasses
 import io
 import math
+import re
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -51,9 +52,11 @@ __all__ = [
     "certify",
     "check_nonnegative",
     "check_positive",
+    "dual_feasibility",
     "pep_verdict",
     "solve_once",
     "verdict",
+    "with_proof",
 ]
 
 #: the two solvers every certificate uses (cvxpy names)
@@ -102,6 +105,13 @@ class SolverRun:
     gram: np.ndarray | None = field(default=None, repr=False, compare=False)
     options: Mapping[str, Any] = field(default_factory=dict)
     evaluations: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: PEPit's dual-feasibility figures for this solve (:func:`dual_feasibility`): ``psd_residual`` (how far the
+    #: residual matrix is below PSD, >= 0), ``min_multiplier`` (the most negative inequality multiplier, as a
+    #: positive error), ``reconstitution`` (the error in rebuilding the bound from the multipliers); None if absent
+    dual_feasibility: Mapping[str, float] | None = None
+    #: the solver's multipliers of PEPit's prepared scalar constraints, in their order (the input of an exact
+    #: certificate, :mod:`fedbounds.checks.pep.certificate`); None when the solve gave none
+    multipliers: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def optimal(self) -> bool:
@@ -146,10 +156,19 @@ class Certificate:
     disagreement: float | None
     agree: bool
     runs: tuple[SolverRun, ...] = field(repr=False, compare=False)
+    #: the exact rational certificate's record (:func:`fedbounds.checks.pep.certificate.attach`), or None
+    proof: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def proved(self) -> bool:
+        """Certified, and an exact rational certificate of ``worst case <= proof["bound"]`` verified."""
+        return bool(self.certified and self.proof and self.proof.get("status") == "proved")
 
     @property
     def status(self) -> str:
-        """``certified``, ``unbounded`` or ``inconclusive``."""
+        """``proved`` (exact certificate verified), ``certified``, ``unbounded`` or ``inconclusive``."""
+        if self.proved:
+            return "proved"
         if self.certified:
             return "certified"
         if self.unbounded:
@@ -223,11 +242,14 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
     viol = None
     min_eig = None
     evaluations: dict[str, Any] = {}
-    # PEPit prints, and cvxpy warns "Solution may be inaccurate": both are captured as the status instead
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+    multipliers = None
+    printed = io.StringIO()
+    # PEPit prints (its dual-feasibility figures among it: parsed), and cvxpy warns "Solution may be inaccurate":
+    # both are captured as the status instead
+    with contextlib.redirect_stdout(printed), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         try:
-            dual = pep.solve(wrapper="cvxpy", solver=solver, verbose=0, **opts)
+            dual = pep.solve(wrapper="cvxpy", solver=solver, verbose=1, **opts)
         except Exception as exc:
             status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
         wrapper = getattr(pep, "wrapper", None)
@@ -242,6 +264,8 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
                 dual = float(dual)
             gram = getattr(pep, "G_value", None)
             if gram is not None and dual is not None:
+                with contextlib.suppress(Exception):
+                    multipliers = np.array([float(c.eval_dual()) for c in pep._list_of_prepared_constraints])
                 min_eig = float(np.linalg.eigvalsh(gram).min())
                 viol = _max_violation(pep)
                 evaluations = _evaluate(named)
@@ -259,8 +283,29 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
         gram=None if gram is None else np.array(gram),
         options=opts,
         evaluations=evaluations,
+        dual_feasibility=dual_feasibility(printed.getvalue()) if dual is not None else None,
+        multipliers=multipliers,
     )
     return run, dim
+
+
+_FIGURES = {
+    "psd_residual": "residual matrix that is positive semi-definite",
+    "min_multiplier": "associated with inequality constraints are nonnegative",
+    "reconstitution": "proof is perfectly reconstituted",
+}
+
+
+def dual_feasibility(printed: str) -> dict[str, float]:
+    """PEPit's dual-feasibility figures from what ``pep.solve(verbose=1)`` printed (its ``check_feasibility``): each
+    line reads "... <what>" (exact: figure 0) or "... <what> up to an error of <x>" (figure x)."""
+    out: dict[str, float] = {}
+    for line in printed.splitlines():
+        for key, what in _FIGURES.items():
+            if what in line:
+                m = re.search(r"up to an error of ([-+0-9.eE]+|nan|inf)", line)
+                out[key] = float(m.group(1)) if m else 0.0
+    return out
 
 
 def certify(
@@ -316,7 +361,7 @@ def certify(
         value = math.inf
     else:
         value = None
-    return Certificate(
+    cert = Certificate(
         values=values,
         statuses={r.solver: r.status for r in runs},
         gaps={r.solver: r.gap for r in runs},
@@ -331,6 +376,20 @@ def certify(
         agree=agree,
         runs=tuple(runs),
     )
+    return with_proof(cert, build)
+
+
+def with_proof(cert: Certificate, build: Builder) -> Certificate:
+    """``cert`` with its exact rational certificate attached when certified and one is stored (or, with
+    ``FEDBOUNDS_PROVE=1``, found): :func:`fedbounds.checks.pep.certificate.attach`. ``build`` must make the PEP whose
+    worst case ``cert.value`` is (for a rescaled certificate, the PEP at the rescaled budget)."""
+    if not cert.certified or cert.value is None or not math.isfinite(cert.value):
+        return cert
+    from fedbounds.checks.pep.certificate import attach
+
+    runs = sorted((r for r in cert.runs if r.multipliers is not None and r.dual is not None), key=lambda r: r.dual)
+    proof = attach(build, cert.value, [r.multipliers for r in runs])
+    return cert if proof is None else dataclasses.replace(cert, proof=proof)
 
 
 def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_tol: float | None = None) -> str:
@@ -383,9 +442,10 @@ def certificate_record(cert: Certificate) -> dict[str, Any]:
         "abs_tol": cert.abs_tol,
         "solvers": {
             r.solver: {"value": r.dual, "status": r.status, "gap": r.gap, "seconds": round(r.seconds, 3),
-                       "primal_violation": r.primal_violation}
+                       "primal_violation": r.primal_violation, "dual_feasibility": r.dual_feasibility}
             for r in cert.runs
         },
+        "proof": None if cert.proof is None else dict(cert.proof),
     }
 
 

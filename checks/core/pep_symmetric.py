@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from fedbounds.checks.core.pep import SCS_OPTIONS, Builder, SolverRun
 
-__all__ = ["Labels", "block_sizes", "solve_symmetric"]
+__all__ = ["Labels", "block_sizes", "lift", "solve_symmetric"]
 
 
 @dataclass
@@ -157,36 +157,53 @@ def _add(row: dict[int, float], k: int, v: float) -> None:
     row[k] = row.get(k, 0.0) + v
 
 
-def _rows(pep: Any, labels: Labels) -> tuple[_Map, list, list]:
-    """PEPit's prepared scalar constraints, mapped and deduplicated: (map, inequalities, equalities)."""
+def _rows(pep: Any, labels: Labels) -> tuple[_Map, list, list, list]:
+    """PEPit's prepared scalar constraints, mapped and deduplicated: (map, inequalities, equalities, owners), owners[k]
+    = (is equality, index of its reduced row) for PEPit's k-th prepared constraint."""
     with contextlib.redirect_stdout(io.StringIO()):
         pep._prepare_constraints(verbose=0)
     if getattr(pep, "_list_of_prepared_psd", None):
         raise ValueError("the symmetric reduction handles scalar constraints only (this PEP has LMI constraints)")
     mp = _Map(labels, pep.objective)
-    seen: set = set()
-    ineq, eq = [], []
+    seen: dict = {}
+    ineq, eq, owners = [], [], []
     for c in pep._list_of_prepared_constraints:
         row, const = mp.row(c.expression)
+        is_eq = c.equality_or_inequality == "equality"
         key = (c.equality_or_inequality, tuple(sorted((k, round(v, 12)) for k, v in row.items() if v != 0)), round(const, 12))
-        if key in seen:
-            continue
-        seen.add(key)
-        (eq if c.equality_or_inequality == "equality" else ineq).append((row, const))
-    return mp, ineq, eq
+        if key not in seen:
+            target = eq if is_eq else ineq
+            seen[key] = len(target)
+            target.append((row, const))
+        owners.append((is_eq, seen[key]))
+    return mp, ineq, eq, owners
 
 
 #: the reduced rows of a builder, kept while the builder lives: certify solves the same PEP with each solver
 _REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _reduced(build: Builder) -> tuple[Labels, _Map, Any, np.ndarray, Any, np.ndarray, int]:
+def _reduced(build: Builder) -> tuple[Labels, _Map, Any, np.ndarray, Any, np.ndarray, int, list]:
     if build not in _REDUCED:
         pep, named = build()
         labels: Labels = named["labels"]
-        mp, ineq, eq = _rows(pep, labels)
-        _REDUCED[build] = (labels, mp, *_matrix(ineq, mp.size), *_matrix(eq, mp.size), len(ineq) + len(eq))
+        mp, ineq, eq, owners = _rows(pep, labels)
+        _REDUCED[build] = (labels, mp, *_matrix(ineq, mp.size), *_matrix(eq, mp.size), len(ineq) + len(eq), owners)
     return _REDUCED[build]
+
+
+def lift(owners: list[tuple[bool, int]], lam_ineq: np.ndarray, lam_eq: np.ndarray | None) -> np.ndarray:
+    """Multipliers of the full PEP's rows from the block form's: each reduced row's multiplier shared equally by the
+    full rows it stands for (a union of client-permutation orbits). The lifted dual is client-symmetric, so its
+    residual is PSD exactly when the block residuals are (the isotypic decomposition of the module docstring)."""
+    count: dict[tuple[bool, int], int] = {}
+    for o in owners:
+        count[o] = count.get(o, 0) + 1
+    out = np.empty(len(owners))
+    for k, (is_eq, j) in enumerate(owners):
+        lam = lam_eq if is_eq else lam_ineq
+        out[k] = (0.0 if lam is None else float(lam[j])) / count[(is_eq, j)]
+    return out
 
 
 def _matrix(rows: list, size: int) -> tuple[Any, np.ndarray]:
@@ -201,6 +218,21 @@ def _matrix(rows: list, size: int) -> tuple[Any, np.ndarray]:
     return sps.csr_matrix((data, (ri, ci)), shape=(len(rows), size)), np.array([c for _, c in rows])
 
 
+def _dual_feasibility(mp: _Map, Ai: Any, Ae: Any, li: np.ndarray, le: np.ndarray | None) -> dict[str, float]:
+    """PEPit's three dual-feasibility figures for the block form: the residual r = A' lambda (the Lagrangian's
+    gradient) must be PSD on the M and D blocks and equal e_tau on the function values."""
+    r = np.asarray(Ai.T @ li).ravel() + (np.asarray(Ae.T @ le).ravel() if le is not None else 0.0)
+    eigs = []
+    for off, d in ((0, mp.dM), (mp.offD, mp.dD)):
+        if d:
+            B = r[off:off + d * d].reshape(d, d)
+            eigs.append(float(np.linalg.eigvalsh((B + B.T) / 2).min()))
+    f = r[mp.offFs:].copy()
+    f[-1] -= 1.0
+    return {"psd_residual": max(0.0, -min(eigs)) if eigs else 0.0, "min_multiplier": max(0.0, -float(li.min(initial=0.0))),
+            "reconstitution": float(np.abs(f).sum())}
+
+
 def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, Any] | None = None) -> tuple[SolverRun, int]:
     """Like :func:`fedbounds.checks.core.pep.solve_once`, for a builder whose ``named`` carries ``labels``
     (a :class:`Labels`): the same worst case, solved in block form. Returns the run and the full Gram size
@@ -212,7 +244,7 @@ def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, An
     if solver == "SCS" and not solver_options:
         opts = dict(SCS_OPTIONS)
     t0 = time.perf_counter()
-    labels, mp, Ai, ci, Ae, ce, nrows = _reduced(build)
+    labels, mp, Ai, ci, Ae, ce, nrows, owners = _reduced(build)
     M = cp.Variable((mp.dM, mp.dM), PSD=True)
     parts = [cp.reshape(M, (mp.dM * mp.dM,), order="C")]
     D = None
@@ -227,7 +259,7 @@ def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, An
     if eq:
         cons.append(Ae @ x + ce == 0)
     prob = cp.Problem(cp.Maximize(F[nF - 1]), cons)
-    status, dual, primal, viol, min_eig = "", None, None, None, None
+    status, dual, primal, viol, min_eig, figures, multipliers = "", None, None, None, None, None, None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         try:
@@ -242,7 +274,10 @@ def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, An
         xv = np.asarray(x.value, dtype=float)
         viol = max([float(np.max(Ai @ xv + ci)), *([float(np.max(np.abs(Ae @ xv + ce)))] if eq else [])])
         min_eig = min(float(np.linalg.eigvalsh(B.value).min()) for B in (M, D) if B is not None)
+        figures = _dual_feasibility(mp, Ai, Ae if eq else None, lam[0], lam[1] if eq else None)
+        multipliers = lift(owners, lam[0], lam[1] if eq else None)
     run = SolverRun(solver=solver, status=status, dual=dual, primal=primal, seconds=time.perf_counter() - t0,
                     primal_violation=viol, gram_min_eig=min_eig, options={**opts, "blocks": block_sizes(labels),
-                                                                          "rows": nrows})
+                                                                          "rows": nrows},
+                    dual_feasibility=figures, multipliers=multipliers)
     return run, mp.s + labels.n * mp.m - len(labels.zero_mean)  # a zero-mean slot spans n - 1 dimensions, not n

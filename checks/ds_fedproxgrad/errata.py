@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import sympy as sp
 from fedbounds.checks.core.adversarial import Dimension
 from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.core.verdict import Verdict, decide
@@ -76,7 +77,7 @@ def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
                               extra={"tests": "printed claim (Phi_r >= 1/4 for every r)", "c_gamma": c_gamma, "r_0_formula": r0})
     post, _ = lemma5_2_verdict("erratum.ds_phi_prefix", "scaled clients, rounds r >= r_0 (corrected)", problem, rec, sigma2=0.0,
                                level=prof.level, exact=True, extra={"tests": "corrected claim (from r_0 on)"})
-    res.verdicts += [pre, post]
+    res.verdicts += [pre, post, one_client_counterexample(ctx.seed)]
     fails = [int(r) for r in np.flatnonzero(d["D"][: int(r0)] > d["xi"][: int(r0)])]
     res.tightness = {"r_0": int(r0), "failing_rounds_before_r0": fails}
     res.notes.append(f"counterexample rounds r < r_0 = {int(r0)} where the Phi = 1/4 inequality fails: {fails}")
@@ -85,6 +86,40 @@ def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
         Curve("Xi_r", d["r"].tolist(), d["xi"].tolist(), role="bound"),
         Curve("r_0", [int(r0), int(r0)], [float(np.min(d["D"])), float(np.max(d["D"]))], role="negative")], logy=False))
     return res
+
+
+#: the counterexample's inexactness (theory: erratum.ds_phi_prefix, Phi = 59/300 < 1/4 there; threshold sqrt(33) - 5)
+COUNTEREXAMPLE_GAMMA = 0.8
+
+
+def one_client_counterexample(seed: int = 0, gamma: float = COUNTEREXAMPLE_GAMMA, L: float = 1.0) -> Verdict:
+    """The erratum's counterexample run by the algorithm (proof step ds_phi_prefix): lambda = 0, N = 1,
+    f = L x^2/2 (a 1-client, 1-sample least squares), x^0 = 1, one round at eta = 1/(6 L) with the injected uphill
+    error gamma_0 = ``gamma``: Lemma 5.2 as printed (Phi = 1/4, Xi = 0 here) must be violated for gamma > sqrt(33) - 5.
+    ``details["Phi_measured"]`` is -(F(x^1) - F(x^0))/(eta ||grad F(x^0)||^2), ``details["Phi_theory"]`` the claim's
+    closed form at that gamma (the two must agree to rounding)."""
+    from fedbounds.algorithms.instances.least_squares import LeastSquares
+    from fedbounds.theory.ds_fedproxgrad.errata import DS_PHI_PREFIX
+
+    problem = LeastSquares(np.full((1, 1, 1), np.sqrt(L)), np.zeros((1, 1)))
+    problem.name = f"one client, f = {L:g} x^2/2"
+    eta0 = evaluate(dc.eta_max_smooth, {S.L_F: L})
+    params = {"schedule": {"kind": "power", "c": eta0, "alpha": 0.6},
+              "solver": {"kind": "inject", "gamma": {"kind": "constant", "value": gamma}, "direction": "uphill"},
+              "estimator": {"kind": "gaussian", "sigma2": 0.0}, "x0": [1.0]}
+    rec = ds_record(problem, params, rounds=1, replicas=1, seed=seed, B=1.0)
+    D = float(rec.F[1, 0] - rec.F[0, 0])
+    g2 = float(rec.g2[0, 0])
+    phi_measured = -D / (float(rec.eta[0]) * g2)
+    phi_theory = evaluate(DS_PHI_PREFIX.conclusion, {S.gamma_r: gamma})
+    lhs = D + evaluate(dc.Phi, {}) * float(rec.eta[0]) * g2  # F(x^1) - F(x^0) + eta Phi ||grad F||^2, against Xi = 0
+    status = decide(lhs, lhs, 0.0, exact=True)
+    return Verdict(claim_id="erratum.ds_phi_prefix", instance=f"one client, f = L x^2/2, uphill error gamma_0 = {gamma:g}, "
+                   "eta = 1/(6 L), one round (the counterexample)", observed=lhs, bound=0.0, ci_low=lhs, ci_high=lhs,
+                   status=status, slack=phi_measured / evaluate(dc.Phi, {}), exact=True,
+                   details={"tests": "printed claim (Phi_r >= 1/4 for every r)", "Phi_measured": phi_measured,
+                            "Phi_theory": phi_theory, "gamma_0": gamma, "threshold": evaluate(sp.sqrt(33) - 5, {}),
+                            "quantity": "F(x^1) - F(x^0) + eta Phi ||grad F(x^0)||^2 against Xi_0 = 0"})
 
 
 #: a run whose ||grad F||^2 falls by more than this between the two halves of its last 20% of rounds has not

@@ -20,11 +20,20 @@ from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.core.scope import at_values
 from fedbounds.checks.core.stats import mean_ci
 from fedbounds.checks.core.verdict import Verdict, compare
-from fedbounds.checks.fednmap.checks import FRESH, SIGMA2, _searched, _start, theorem8_curve, theorem8_values
-from fedbounds.checks.fednmap.common import checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters
+from fedbounds.checks.fednmap.checks import FRESH, SIGMA2, _searched, theorem8_curve, theorem8_values
+from fedbounds.checks.fednmap.common import checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters, theorem8_start
+from fedbounds.checks.fednmap.strict_form import lyapunov_replay
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
+
+#: what a verdict at C_c = 0 means over the class: the PEP's worst case there is unbounded (fednmap.pep.lyapunov_constants'
+#: control, C_0 = 0: psi alone is no Lyapunov function of the class), and its direction replayed as an instance
+#: (fednmap.strict_form.lyapunov_replay: two clients from (z* + 1e-8, c_i,0 = 0), L_1 > L_0, exact) violates the window
+#: claim for C_0 = 0 and C_0 = 1 alike; the trajectories' "holds" is a property of these instances only
+UNBOUNDED_AT_ZERO = ("refuted over the class: at C_c = 0 the PEP's worst case is unbounded and its direction, replayed "
+                     "exactly (negative control 'PEP direction replayed'), violates the window claim; this verdict "
+                     "covers these instances only")
 
 #: window length m of the Lyapunov check (Theorem 5's conditions are taken at this m)
 WINDOW = 4
@@ -44,7 +53,9 @@ def lyapunov_run(problem, params: dict, *, rounds: int, replicas: int, seed: int
             return np.einsum("rip,rip->ri", d, d).mean(axis=1)
 
         z0 = np.broadcast_to(params["z0"], (replicas, problem.p))
-        corr.append(corr_err(problem.phi.prox(z0, params["gamma"]), np.zeros((replicas, problem.n, problem.p))))
+        shape = (replicas, problem.n, problem.p)
+        c0 = np.zeros(shape) if params.get("c0") is None else np.broadcast_to(params["c0"], shape)
+        corr.append(corr_err(problem.phi.prox(z0, params["gamma"]), c0))
         traj = run("fednmap", problem, params, rounds=rounds, replicas=replicas, seed=seed, oracle=gaussian_oracle(sigma2),
                    metrics=("psi_gap", "normal_map_sq"), callback=lambda t, st: corr.append(corr_err(st.x, st.c)))
         traj.raise_if_diverged()
@@ -119,7 +130,10 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
     (C_0, C_c) = (0, 0) and (1, 0). Negative controls: the rate exponent m kappa multiplied by 2 / (worst
     promised-over-achieved decrease), on the Lasso experiment with fresh noise and at the searched worst case
     (one thing changed: the contraction; the old "/ 10" scaled the contraction and the noise together and was
-    violated whatever the bound). Tightness: the worst case searched, and the smallest C_0 for Theorem 8's bound."""
+    violated whatever the bound); the PEP's unbounded direction at C_c = 0 replayed exactly for C_0 = 0 and 1
+    (:func:`fedbounds.checks.fednmap.strict_form.lyapunov_replay`: L_1 > L_0, theorem kind), so the C_c = 0 rows
+    carry ``class_evidence`` (refuted over the class). Tightness: the worst case searched, and the smallest C_0 for
+    Theorem 8's bound."""
     prof = ctx.profile
     T = prof.rounds(int(prof.get("fednmap.lyapunov", "T", 1500)))
     res = CheckResult("fednmap.lyapunov")
@@ -130,11 +144,14 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
         problem = make_instance(kind, seed=ctx.seed)
         c = problem.constants
         setup = theorem5_parameters(c["L"].value, c["rho"].value, Q=2, m=WINDOW)
-        z0, gap0 = _start(problem, setup.gamma, 1.0, ctx.seed)
+        st = theorem8_start(problem, setup.gamma, 1.0, ctx.seed)
+        z0, gap0 = st.z0, st.psi_gap  # smallest_C0 takes C_c = 0: the psi gap, not E[L_0]
         data = lyapunov_run(problem, setup.params(z0=z0), rounds=T, replicas=int(prof.replicas), seed=ctx.seed, sigma2=SIGMA2)
         for C0, Cc in ((0.0, 0.0), (1.0, 0.0)):
             v, starts, L = _window_verdict(problem, setup, data, C0=C0, Cc=Cc, sigma2=SIGMA2, level=prof.level,
                                            name=f"{kind}, C_0 = {C0:g}, C_c = {Cc:g}")
+            if Cc == 0.0:  # the class admits no descent there (replayed below): a trajectory's "holds" is no evidence
+                v = v.with_details(class_evidence=UNBOUNDED_AT_ZERO)
             res.verdicts.append(v)
             if C0 == 0.0:
                 m_ = mean_ci(L.T, level=prof.level)[0]
@@ -152,6 +169,9 @@ def check_lyapunov(ctx: CheckContext) -> CheckResult:
               quantity="max over windows with E[L_t] > floor of the promised decrease m kappa (E[L_t] - floor) over the "
                        "achieved E[L_t] - E[L_{t+m}] (exact, C_c = 0)")
     res.notes.append(f"smallest C_0 for Theorem 8's bound (Lyapunov E[L_0] with C_c = 0): {c0_star}")
+    ctx.tick("lyapunov: PEP direction replayed (exact)")
+    res.negatives += [lyapunov_replay(0), lyapunov_replay(1)]
+    res.notes.append("C_c = 0 rows: " + UNBOUNDED_AT_ZERO)
     return res
 
 

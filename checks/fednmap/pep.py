@@ -454,7 +454,7 @@ def _rescaled(cert: Certificate, factor: float) -> Certificate:
     return dataclasses.replace(
         cert, runs=runs, values={k: sc(v) for k, v in cert.values.items()}, gaps={k: sc(v) for k, v in cert.gaps.items()},
         value=cert.value if cert.value is None or math.isinf(cert.value) else cert.value * factor,
-        disagreement=sc(cert.disagreement),
+        disagreement=sc(cert.disagreement), proof=None,  # a proof is of the PEP it was built for: not rescaled
     )
 
 

@@ -29,9 +29,9 @@ import math
 from typing import Any
 
 from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, pep_verdict
+from fedbounds.checks.core.pep import DEFAULT_REL_TOL, pep_verdict, with_proof
 from fedbounds.checks.core.verdict import Verdict
-from fedbounds.checks.fednmap.pep import descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
+from fedbounds.checks.fednmap.pep import build_lyapunov_pep, descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
 from fedbounds.checks.registry import CheckContext, CheckResult, register
 
 __all__ = ["GRIDS", "check_largest_step", "check_lyapunov_constants", "check_theorem8_exponent", "committed_descent"]
@@ -82,9 +82,15 @@ def committed_descent(rho: float, n: int, Q: int, T: int, k: float) -> dict[str,
 
 
 def _descent(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0, C_c: float = 1.0, symmetric: bool = False) -> Any:
+    """The descent certificate at a point, with its exact certificate (of the full PEP at budget d T) when stored."""
     st = theorem5_steps(L, rho, Q)
-    return descent_check(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, C_0, C_c, k * st["descent_coef"],
+    cert = descent_check(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, C_0, C_c, k * st["descent_coef"],
                          symmetric=symmetric)
+    if cert.certified and cert.proof is None:  # solved at another budget and rescaled: prove the budget-d T PEP itself
+        build = build_lyapunov_pep(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, C_0, C_c,
+                                   budget=k * st["descent_coef"] * T)
+        cert = with_proof(cert, build)
+    return cert
 
 
 def _at(rho: float, n: int, Q: int, k: float, C_0: float = 1.0, C_c: float = 1.0) -> dict[str, float]:
@@ -136,7 +142,7 @@ def check_lyapunov_constants(ctx: CheckContext) -> CheckResult:
         ctx.tick(f"PEP replay {_label(*point)}")
         res.verdicts.append(_replay_verdict(point))
     pep_rows = [v for v in res.verdicts if v.details.get("pep")]
-    ok = [v for v in pep_rows if v.details["pep"]["pep_status"] == "certified"]
+    ok = [v for v in pep_rows if v.details["pep"]["pep_status"] in ("certified", "proved")]
     worst = max((v.observed for v in ok), default=math.nan)
     res.tightness = {"summary": f"ratio {worst:.3g} (loose x{1 / worst:.3g})" if ok else "no point certified",
                      "worst_ratio": worst, "certified_descent_coefficient": f"eta_hat/{9 * worst:.4g}" if ok else None,

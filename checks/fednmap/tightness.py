@@ -2,7 +2,8 @@
 the largest the theorem allows, found by a doubling search (the paper's 1/100 factors make the ratio large).
 
 * ``fednmap.theorem5.conditions`` (Theorem 5's conditions gamma <= 1/(5(rho+L)), eta_hat <= ..., eta_a <= ...
-  [V], also used for Theorem 8): Theorem 8's bound (C_0 = 0, E[L_0] = psi(x_0) - psi*) with exact gradients
+  [V], also used for Theorem 8): Theorem 8's bound (C_0 = 0, E[L_0] = psi gap + C_c correction heterogeneity at
+  c_i,0 = 0, common.initial_lyapunov: a violation is never the psi-gap-only artefact) with exact gradients
   (sigma^2 = 0, deterministic, exact verdicts) on the Lasso instance, doubling eta_hat (eta_a at its maximum)
   and, separately, eta_a (eta_hat at its maximum, horizon T0/4). The horizon shrinks as eta_hat grows (eta_hat T fixed).
 

@@ -44,14 +44,15 @@ from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.checks.fednmap.common import (
     FedNMapSetup,
+    Start,
     exact_run,
     informative_checkpoints,
     informative_from,
     kappa_of,
     make_instance,
-    start_point,
     theorem5_parameters,
     theorem8_curve,
+    theorem8_start,
     theorem8_values,
 )
 from fedbounds.checks.registry import CheckContext
@@ -105,15 +106,19 @@ class Experiment:
 
     problem: Any
     setup: FedNMapSetup
-    z0: np.ndarray
+    start: Start
     EL0: float
     sigma2: float
     values: dict
     t0: int
     T: int
 
+    @property
+    def z0(self) -> np.ndarray:
+        return self.start.z0
+
     def params(self) -> dict:
-        return self.setup.params(z0=self.z0)
+        return self.setup.params(**self.start.params())
 
 
 def build(point: Mapping[str, Any], *, T_cap: int, start: bool = True, clamp: bool = False) -> Experiment:
@@ -128,14 +133,17 @@ def build(point: Mapping[str, Any], *, T_cap: int, start: bool = True, clamp: bo
     setup = theorem5_parameters(c["L"].value, c["rho"].value, Q=int(point["Q"]), m=int(point["m"]),
                                 frac=float(point["eta_hat_frac"]), gamma_frac=float(point["gamma_frac"]),
                                 eta_a_frac=float(point["eta_a_frac"]))
-    z0, EL0 = start_point(problem, setup.gamma, float(point.get("offset", 1.0)) if start else 0.0, int(point["seed"]))
+    # E[L_0] from the same function as the verdicts' (common.initial_lyapunov, via theorem8_start): psi gap + C_c x
+    # correction error, c_{i,0} = 0 away from x*, the fixed point (z*, c*) at x* (the floor's experiment)
+    st = theorem8_start(problem, setup.gamma, float(point.get("offset", 1.0)) if start else 0.0, int(point["seed"]))
+    EL0 = st.EL0
     sigma2 = float(point["sigma2"])
     values = theorem8_values(problem, setup, sigma2=sigma2, EL0=EL0)
     t0 = informative_from(values)
     T = math.ceil(float(point.get("tau", 1.0)) / kappa_of(values))
     if T > T_cap and not clamp:
         raise ValueError(f"horizon {T} > budget {T_cap} rounds")
-    return Experiment(problem, setup, z0, EL0, sigma2, values, t0, min(T, T_cap) if clamp else max(T, t0))
+    return Experiment(problem, setup, st, EL0, sigma2, values, t0, min(T, T_cap) if clamp else max(T, t0))
 
 
 # ---------------------------------------------------------------------------------------------- objectives

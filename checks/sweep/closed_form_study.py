@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fedbounds.checks.core.cpu import tree_cpu
 
 __all__ = ["fit_slope", "main", "write_heterogeneity", "write_speedup_inside"]
 
@@ -290,30 +291,6 @@ def _figure_heterogeneity(cells: list[dict[str, Any]], lasso: dict, path: Path) 
     os.replace(tmp, path)
 
 
-def _tree_cpu(root_pid: int, seen: dict[int, float]) -> None:
-    """Update ``seen`` (pid -> utime + stime seconds) for every process descended from ``root_pid``."""
-    tick = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    stats: dict[int, float] = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(d)] = int(fields[1])
-        stats[int(d)] = (int(fields[11]) + int(fields[12])) / tick
-    for pid, cpu in stats.items():
-        p, hops = pid, 0
-        while p not in (0, 1) and hops < 50:
-            if p == root_pid:
-                seen[pid] = max(seen.get(pid, 0.0), cpu)
-                break
-            p, hops = parents.get(p, 0), hops + 1
-
-
 def _sweep(spec: str, store: Path, processes: int) -> dict[str, Any]:
     fedbounds = str(Path(sys.executable).with_name("fedbounds"))
     cmd = ["nice", "-n", "5", fedbounds, "sweep", spec, "--store", str(store), "--processes", str(processes), "--no-progress"]
@@ -322,7 +299,7 @@ def _sweep(spec: str, store: Path, processes: int) -> dict[str, Any]:
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
     seen: dict[int, float] = {}
     while proc.poll() is None:
-        _tree_cpu(proc.pid, seen)
+        tree_cpu(proc.pid, seen)
         time.sleep(0.5)
     return {"command": " ".join(["nice", "-n", "5", "fedbounds", *cmd[4:]]), "exit_status": proc.returncode,
             "wall_s": round(time.perf_counter() - t0, 1), "cpu_s_sampled": round(sum(seen.values()), 1),

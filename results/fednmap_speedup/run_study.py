@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from fedbounds.checks.core.cpu import tree_cpu
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 #: the files whose content decides the numbers (besides the engine)
@@ -35,30 +37,6 @@ DECIDING = [
     "algorithms/run.py",
     "algorithms/instances/least_squares.py",
 ]
-
-
-def _tree_cpu(root_pid: int, seen: dict[int, float]) -> None:
-    """Update ``seen`` (pid -> utime + stime seconds) for every process descended from ``root_pid``."""
-    tick = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    stats: dict[int, float] = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(d)] = int(fields[1])
-        stats[int(d)] = (int(fields[11]) + int(fields[12])) / tick
-    for pid, cpu in stats.items():
-        p, hops = pid, 0
-        while p not in (0, 1) and hops < 50:
-            if p == root_pid:
-                seen[pid] = max(seen.get(pid, 0.0), cpu)
-                break
-            p, hops = parents.get(p, 0), hops + 1
 
 
 def _page(out: Path, run: dict) -> None:
@@ -95,7 +73,7 @@ def main() -> int:
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
     seen: dict[int, float] = {}
     while proc.poll() is None:
-        _tree_cpu(proc.pid, seen)
+        tree_cpu(proc.pid, seen)
         time.sleep(0.5)
     wall = time.perf_counter() - t0
     load1 = os.getloadavg()

@@ -18,9 +18,9 @@ from fedbounds.checks.registry import CheckContext, CheckResult, get_check
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
 DS_QUANTITATIVE = ("ds.lemma5_2", "ds.lemma5_1", "ds.theorem5_3", "ds.corollary_ii", "ds.constant_step_floor", "ds.corollary_decaying")
-#: where a check records its search when that search is not the claim's tightness: Theorem 5.3 is a limit, and its
-#: check's T-round comparison a proxy the theorem does not imply (its table cell is tightness["summary"])
-SEARCH_KEY = {"ds.theorem5_3": "proxy_search"}
+#: where a check records its search when that search is not the claim's tightness (none now: ds.theorem5_3 searches its
+#: finite-horizon form, recorded as tightness["search"])
+SEARCH_KEY: dict[str, str] = {}
 ERRATA = {"erratum.ds_phi_prefix": "violated", "erratum.constant_gamma_floor": "holds",
           "erratum.ds_inexactness_gradient_step": "holds"}
 _RESULTS: dict[str, CheckResult] = {}

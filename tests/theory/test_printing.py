@@ -17,7 +17,7 @@ def test_one_minus_gamma_rho_reads_naturally() -> None:
 
 @pytest.mark.parametrize(("expr", "tex", "txt"), [
     (sp.sqrt(S.sigma2), r"\sigma", "sigma"),
-    (S.sigma2 ** sp.Rational(1, 3), r"\sigma^{2/3}", "sigma**(2/3)"),
+    (S.sigma2 ** sp.Rational(1, 3), r"\sigma^{2/3}", "sigma^(2/3)"),
     (1 / sp.sqrt(S.sigma2), r"\frac{1}{\sigma}", "1/sigma"),
     (S.sigma2 / S.n, r"\frac{\sigma^{2}}{n}", "sigma^2/n"),
 ])

@@ -29,8 +29,6 @@ from typing import Any
 
 import sympy as sp
 from fedbounds.theory.core import symbols as _symbols
-from sympy.printing.precedence import PRECEDENCE
-from sympy.printing.str import StrPrinter
 
 try:  # the theory stream's single evaluation entry point (theory/evaluate.py), when it exists
     from fedbounds.theory.core.evaluate import to_function as _to_function
@@ -98,37 +96,11 @@ def function_of(expr: sp.Basic, symbol: sp.Symbol, values: Mapping[sp.Symbol, fl
     return f
 
 
-class _TextPrinter(StrPrinter):
-    """Formulas for a terminal: ``^`` for powers, terms in the order written (``1 - gamma*rho``), a symbol whose name
-    is not a plain identifier bracketed before a power (``(sigma^2)^(1/3)``, never ``sigma^2**(1/3)``)."""
-
-    def __init__(self) -> None:
-        super().__init__({"order": "none"})
-
-    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
-        b, e = expr.as_base_exp()
-        if isinstance(b, sp.Symbol) and b.name.endswith("^2") and e.is_Rational and abs(e) == sp.S.Half:
-            return b.name[:-2] if e > 0 else f"1/{b.name[:-2]}"  # sqrt(sigma^2) is sigma
-        if e == sp.S.Half:
-            return f"sqrt({self._print(b)})"
-        if e.is_Rational and e < 0:
-            pos = b if e == -1 else sp.Pow(b, -e, evaluate=False)
-            return f"1/{self.parenthesize(pos, PRECEDENCE['Mul'], strict=True)}"
-        if isinstance(b, sp.Symbol) and not b.name.isidentifier():
-            base = f"({b.name})"
-        else:
-            base = self.parenthesize(b, PRECEDENCE["Pow"], strict=True)
-        exp = self._print(e)
-        if not (e.is_Integer and e > 0) and not isinstance(e, sp.Symbol):
-            exp = f"({exp})"
-        return f"{base}^{exp}"
-
-
 def text(expr: Any) -> str:
-    """A formula as terminal text (:class:`_TextPrinter`); a string is returned as it is."""
-    if isinstance(expr, str):
-        return expr
-    return _TextPrinter().doprint(expr)
+    """A formula as terminal text: the theory layer's one printer (:func:`fedbounds.theory.core.printing.text`)."""
+    from fedbounds.theory.core.printing import text as _text
+
+    return _text(expr)
 
 
 def latex(expr: sp.Basic) -> str:

@@ -8,13 +8,14 @@ each caller:
   positive sign come first, in sympy's order, then the negative ones, so it prints ``1 - \\gamma \\rho``;
 * the variance symbol ``sigma^2`` is one symbol (the papers' sigma^2), so sympy cannot simplify its powers and
   prints ``\\sqrt{\\sigma^{2}}`` and ``\\sqrt[3]{\\sigma^{2}}``; here a power of a symbol named ``<x>^2`` is printed
-  as a power of ``x``: ``\\sigma``, ``\\sigma^{2/3}`` (``sigma``, ``sigma**(2/3)`` in plain text).
+  as a power of ``x``: ``\\sigma``, ``\\sigma^{2/3}`` (``sigma``, ``sigma^(2/3)`` in plain text).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 __all__ = ["latex", "text"]
@@ -54,20 +55,34 @@ class _Latex(LatexPrinter):
 
 
 class _Text(StrPrinter):
+    """The terminal's form: ``^`` for powers, ``sqrt(x)``, ``1/x``, a symbol whose name is not a plain identifier
+    bracketed before a power (``(L_F eta)^2``), and powers of ``sigma^2`` as powers of sigma (``sigma^(2/3)``)."""
+
     def _as_ordered_terms(self, expr, order=None):
         terms = super()._as_ordered_terms(expr, order=order)
         return _signs_first(terms) if isinstance(expr, sp.Add) else terms
 
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         root = _square_root_of(expr)
-        if root is None:
-            return super()._print_Pow(expr, rational=rational)
-        x, e = root
-        if e < 0:
-            return "1/" + self._print_Pow(sp.Pow(expr.base, -expr.exp, evaluate=False))
-        if e == 1:
-            return x.name
-        return f"{x.name}**({e})" if e.q != 1 else f"{x.name}**{e}"
+        if root is not None:
+            x, e = root
+            if e < 0:
+                return "1/" + self._print(sp.Pow(expr.base, -expr.exp, evaluate=False))
+            return x.name if e == 1 else (f"{x.name}^{e}" if e.q == 1 else f"{x.name}^({e})")
+        b, e = expr.as_base_exp()
+        if e == sp.S.Half:
+            return f"sqrt({self._print(b)})"
+        if e.is_Rational and e < 0:
+            pos = b if e == -1 else sp.Pow(b, -e, evaluate=False)
+            return f"1/{self.parenthesize(pos, PRECEDENCE['Mul'], strict=True)}"
+        if isinstance(b, sp.Symbol) and not b.name.isidentifier():
+            base = f"({b.name})"
+        else:
+            base = self.parenthesize(b, PRECEDENCE["Pow"], strict=True)
+        exp = self._print(e)
+        if not (e.is_Integer and e > 0) and not isinstance(e, sp.Symbol):
+            exp = f"({exp})"
+        return f"{base}^{exp}"
 
 
 def latex(expr: sp.Basic, symbol_names: dict[sp.Symbol, str] | None = None) -> str:
@@ -79,6 +94,8 @@ def latex(expr: sp.Basic, symbol_names: dict[sp.Symbol, str] | None = None) -> s
     return _Latex({"symbol_names": symbol_names}).doprint(sp.sympify(expr))
 
 
-def text(expr: sp.Basic) -> str:
-    """``expr`` as one line of plain text (the terminal's form of :func:`latex`)."""
+def text(expr: sp.Basic | str) -> str:
+    """``expr`` as one line of plain text (the terminal's form of :func:`latex`); a string is returned as it is."""
+    if isinstance(expr, str):
+        return expr
     return _Text().doprint(sp.sympify(expr))

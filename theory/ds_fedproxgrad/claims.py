@@ -607,9 +607,11 @@ PEP_LEMMA5_2 = Claim(
     "`--profile full`): PEPit's SDP solved by Clarabel and SCS, both status optimal, dual values -0.0626221 and -0.0626220 at the "
     "corner (Phi_PEP = 0.5636; N = 2, L_f = L_r = 1, lambda = 1/2, B = 1), duality gaps 3e-9 and 2e-8, Gram matrix 8 x 8 (11 at "
     "N = 3, 17 at N = 5); the margin form at Phi = 1/4 (no normalisation of grad F) has value 7.7e-10, i.e. 0; eta = 8 x 1/(6 L_F) "
-    "breaks it (Phi_PEP = 0.135). sympy: proof steps ds_lemma5_2 and ds_absorption (the printed Phi = 1/4 suffices).",
+    "breaks it (Phi_PEP = 0.135). sympy: proof steps ds_lemma5_2 and ds_absorption (the printed Phi = 1/4 suffices), and "
+    "ds_pep_descent_parametric (at gamma_r = 0 the class-wide Phi is 1 - L_F eta/2 for every eta in (0, 1/(6 L_F)], a "
+    "parametric PEP certificate).",
     evidence_kinds=("numeric", "sympy"),
-    proof=("ds_lemma5_2", "ds_absorption"),
+    proof=("ds_lemma5_2", "ds_absorption", "ds_pep_descent_parametric"),
 )
 
 PEP_ABSORPTION = Claim(

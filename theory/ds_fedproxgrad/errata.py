@@ -56,22 +56,26 @@ DS_PHI_PREFIX = Claim(
     title="Phi_r >= 1/4 holds only from r_0 on; the telescoping must start there",
     provenance=_ds("Lemma 5.2 / Theorem 5.3 (proof)", "§1.4 rows 'Lemma 5.2 statement', (24)-(25); §1.5 item 2", "(14)"),
     status=Status.ERRATUM,
-    quantity="coefficient (20) + eta/4 at eta = 1/(6 L_F)",
-    quantity_latex=r"[\|\mathbf{g}\|^2]+\tfrac{\eta}{4}",
-    conclusion=sp.Rational(5, 4) * eta * (ds.C_e * gamma_r**2 - sp.Rational(1, 5)),
+    quantity="Phi of the one-client quadratic f = L_F x^2/2 with the uphill error e = gamma_r grad f, lambda = 0, "
+    "eta = 1/(6 L_F)",
+    quantity_latex=r"\Phi=(1-\gamma_r)-\tfrac{L_F\eta}{2}(1-\gamma_r)^2",
+    conclusion=(1 - gamma_r) - sp.Rational(1, 12) * (1 - gamma_r) ** 2,
     relation="==",
     hypotheses=(sp.Eq(eta, ds.eta_max_smooth, evaluate=False),),
     depends_on=("ds.lemma5_2",),
     statement="Lemma 5.2 states Phi_r >= 1/4 for all r and (24) telescopes from r = 0, but the proof only gives Phi_r = 1/4 once "
-    "gamma_r <= 1/(sqrt(10) B) (r >= r_0). Before r_0 the coefficient can be positive: L_F = B = 1, eta = 1/6, gamma_r = 1/2 "
-    "(allowed: c_gamma = 3) gives +1/48. Fix: state the lemma for r >= r_0 (ds.r0) and telescope from r_0 (the prefix is finite). "
-    "Erratum (false as printed, with a counterexample)",
-    evidence="sympy: proof step ds_phi_prefix (at eta = 1/(6 L_F) the coefficient plus eta/4 is (5/4) eta (C_e gamma^2 - 1/5), "
-    ">= 0 above the threshold) and proof step ds_absorption (the threshold is sharp); counterexample: L_F = B = 1, eta = 1/6, "
-    "gamma_r = 1/2 <= c_gamma eta with c_gamma = 3 gives coefficient (20) = +1/48 (exact, in proof step ds_phi_prefix).",
+    "gamma_r <= 1/(sqrt(10) B) (r >= r_0), and the lemma itself fails before: with lambda = 0, N = 1, f = L_F x^2/2 and the "
+    "uphill error e = gamma_r grad f (allowed by (10); gamma_r <= c_gamma eta with c_gamma large), F(x^+) - F(x) = -eta Phi "
+    "||grad F||^2 with Phi = (1 - gamma_r) - (L_F eta/2)(1 - gamma_r)^2 and Xi_r = 0, below 1/4 at eta = 1/(6 L_F) exactly "
+    "for gamma_r > sqrt(33) - 5 ~ 0.745 (gamma_r = 4/5: Phi = 59/300). Fix: state the lemma for r >= r_0 (ds.r0) and "
+    "telescope from r_0 (the prefix is finite). Erratum (false as printed, with a counterexample)",
+    evidence="sympy: proof step ds_phi_prefix (the instance's Phi in closed form, Xi_r = 0 there, Phi = 1/4 exactly at "
+    "gamma_r = sqrt(33) - 5 and decreasing, 59/300 at gamma_r = 4/5); counterexample: that instance, run for one round by the "
+    "check with the injected uphill error (violated). The earlier 'coefficient (20) = +1/48 at gamma_r = 1/2' refutes "
+    "the proof's bound only: the instance's Phi there is 23/48 > 1/4.",
     evidence_kinds=("sympy", "counterexample"),
     proof=("ds_phi_prefix", "ds_absorption"),
-    extra={"r0_power": ds.r0_power, "threshold": ds.absorption_gamma_max},
+    extra={"r0_power": ds.r0_power, "threshold": ds.absorption_gamma_max, "counterexample_gamma": sp.sqrt(33) - 5},
 )
 
 DS_WEAK_CONVEXITY = Claim(

@@ -503,19 +503,41 @@ def ds_schedule_at_zero() -> tuple[Part, ...]:
     return tuple(parts)
 
 
-@_step("Phi_r >= 1/4 fails before r_0: coefficient (20) above -eta/4 just past the threshold")
+@_step("Phi_r >= 1/4 fails before r_0: a one-client quadratic with an uphill error gamma_r > sqrt(33) - 5")
 def ds_phi_prefix() -> tuple[Part, ...]:
-    """At eta = 1/(6 L_F): (20) + eta/4 = (5/4) eta (C_e gamma^2 - 1/5), positive for gamma just above 1/(sqrt(10) B);
-    with L_F = B = 1, gamma = 1/2 (allowed by gamma <= c_gamma eta with c_gamma = 3) the coefficient is +1/48 > 0."""
+    """The counterexample to Lemma 5.2 as printed (Phi_r >= 1/4 for every r): lambda = 0, N = 1, f = L_F x^2/2 (so (8)
+    holds with G = 0, B = 1, and Xi_r = 0 at sigma = 0), the local solve returns y = x - eta (grad f - e) with the
+    uphill error e = gamma_r grad f (||e|| = gamma_r ||grad f||, allowed by (10)). Then F(y) - F(x) = -eta Phi
+    ||grad F(x)||^2 with Phi = (1 - gamma_r) - (L_F eta/2)(1 - gamma_r)^2, which at eta = 1/(6 L_F) drops below 1/4
+    exactly for gamma_r > sqrt(33) - 5 ~ 0.745 (gamma_r <= c_gamma eta holds with c_gamma = 6 L_F). Example:
+    gamma_r = 4/5 gives Phi = 59/300 ~ 0.197 < 1/4. The proof's own coefficient (20) is +1/48 at gamma_r = 1/2 (its
+    bound fails there), but the instance's Phi at gamma_r = 1/2 is 23/48 > 1/4: that point refutes the proof, not the
+    lemma."""
+    xx = sp.Symbol("xx", real=True, nonzero=True)
+    f = L_F * xx**2 / 2
+    grad = sp.diff(f, xx)
+    y = xx - eta * (grad - gamma_r * grad)
+    phi_instance = sp.simplify(-(f.subs(xx, y) - f) / (eta * grad**2))
+    phi = (1 - gamma_r) - (L_F * eta / 2) * (1 - gamma_r) ** 2
+    parts = [_zero("Phi of the instance = (1 - gamma_r) - (L_F eta/2)(1 - gamma_r)^2", phi_instance - phi)]
+    parts.append(_zero("Xi_r = 0 at lambda = 0, G = 0, sigma = 0 (eq. (22))", ds.Xi.subs({lam: 0, G: 0, sigma2: 0})))
     e = 1 / (6 * L_F)
-    excess = (ds.coefficient20 + eta / 4).subs(eta, e)
-    parts = [_zero("excess at eta = 1/(6 L_F)", excess - sp.Rational(5, 4) * e * (ds.C_e * gamma_r**2 - sp.Rational(1, 5)))]
-    d = sp.Symbol("delta", positive=True)
-    above = sp.factor(excess.subs(gamma_r, ds.absorption_gamma_max * (1 + d)))
-    parts.append(_true("excess > 0 for gamma = (1 + delta)/(sqrt(10) B), delta > 0", above.is_positive is True, above))
-    numbers = ds.coefficient20.subs({L_F: 1, B: 1, eta: sp.Rational(1, 6), gamma_r: sp.Rational(1, 2)})
-    parts.append(_zero("L_F = B = 1, eta = 1/6, gamma = 1/2: coefficient = 1/48", numbers - sp.Rational(1, 48)))
-    parts.append(_true("gamma = 1/2 <= c_gamma eta with c_gamma = 3", sp.Rational(1, 2) <= 3 * sp.Rational(1, 6)))
+    at = sp.expand(phi.subs(eta, e))
+    root = sp.sqrt(33) - 5
+    parts.append(_zero("Phi = 1/4 at gamma_r = sqrt(33) - 5 (eta = 1/(6 L_F))", sp.expand(at.subs(gamma_r, root)) - QUARTER))
+    parts.append(_true("Phi decreasing in gamma_r on [0, 1]: dPhi/dgamma = -1 + (1 - gamma_r)/6 < 0",
+                       sp.simplify(sp.diff(at, gamma_r) + 1 - (1 - gamma_r) / 6) == 0))
+    parts.append(_true("the threshold sqrt(33) - 5 lies in (0, 1)", bool(0 < root < 1), root))
+    g45 = at.subs(gamma_r, sp.Rational(4, 5))
+    parts.append(_zero("gamma_r = 4/5: Phi = 59/300", g45 - sp.Rational(59, 300)))
+    parts.append(_true("59/300 < 1/4: Lemma 5.2 as printed fails at gamma_r = 4/5", g45 < QUARTER))
+    parts.append(_true("gamma_r = 4/5 <= c_gamma eta with c_gamma = 24/5 L_F at eta = 1/(6 L_F)",
+                       sp.Rational(4, 5) <= sp.Rational(24, 5) * L_F * e))
+    proof_coef = ds.coefficient20.subs({L_F: 1, B: 1, eta: sp.Rational(1, 6), gamma_r: sp.Rational(1, 2)})
+    parts.append(_zero("the proof's coefficient (20) at L_F = B = 1, eta = 1/6, gamma = 1/2 is +1/48 (its bound fails)",
+                       proof_coef - sp.Rational(1, 48)))
+    parts.append(_zero("... but the instance's Phi there is 23/48 > 1/4 (not a counterexample to the lemma)",
+                       at.subs({gamma_r: sp.Rational(1, 2)}) - sp.Rational(23, 48)))
     return tuple(parts)
 
 
@@ -565,3 +587,73 @@ def ds_unbounded_below() -> tuple[Part, ...]:
     return tuple(parts)
 
 
+
+
+def _pivots_positive_on(S: sp.Matrix, t: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> tuple[bool, list[sp.Expr]]:
+    """S(t) >= 0 for every t in (lo, hi]: symbolic LDL^T in a fixed order; each pivot, a rational function of t, is
+    shown > 0 on the interval by exact root counting (Sturm sequences, ``Poly.count_roots``) of its numerator and
+    denominator plus its sign at one interior point; a pivot identically 0 needs its remaining row identically 0."""
+    A = sp.Matrix(S)
+    n = A.shape[0]
+    alive = list(range(n))
+    pivots: list[sp.Expr] = []
+    mid = (lo + hi) / 2
+    while alive:
+        p = next((i for i in alive if sp.simplify(A[i, i]) != 0), None)
+        if p is None:
+            return all(sp.simplify(A[i, j]) == 0 for i in alive for j in alive), pivots
+        d = sp.factor(sp.simplify(A[p, p]))
+        num, den = sp.fraction(sp.together(d))
+        for q in (num, den):
+            if q.free_symbols and sp.Poly(q, t).count_roots(lo, hi) > 0:  # a sign change possible in [lo, hi]
+                return False, pivots
+        if not d.subs(t, mid) > 0:
+            return False, pivots
+        pivots.append(d)
+        alive.remove(p)
+        for i in alive:
+            f = A[i, p] / A[p, p]
+            for j in alive:
+                A[i, j] = sp.simplify(A[i, j] - f * A[p, j])
+    return True, pivots
+
+
+@_step("DS Lemma 5.2 over the class at gamma_r = 0, for every eta in (0, 1/(6 L_F)]: a parametric PEP certificate")
+def ds_pep_descent_parametric(phi: sp.Expr | None = None) -> tuple[Part, ...]:
+    """The PEP of Lemma 5.2 (checks/ds_fedproxgrad/pep.py: N = 2, f_i 1-smooth, r 1-smooth, lambda = 1/2, so L_F = 3/2;
+    gamma_r = 0, sigma = 0, so Xi = 0) has worst case w(eta) = -eta (1 - L_F eta/2) at every eta in (0, 1/(6 L_F)], i.e.
+    Phi over the whole class is 1 - L_F eta/2 >= 11/12 > 1/4. The point certificates of ``ds.pep.lemma5_2`` suggest
+    the multipliers: 1/N on each f_i's smooth interpolation inequality (PEPit's SmoothFunction row, after Taylor,
+    Hendrickx and Glineur 2017: f_a - f_b >= -(L/4)||x_a - x_b||^2 + <g_a + g_b, x_a - x_b>/2 + ||g_a - g_b||^2/(4L),
+    with a = x, b = x^+), lambda on r's, and w on the normalisation ||grad F(x)||^2 = 1; the dissimilarity (8) is not used
+    (its multiplier 0). With these multipliers the residual S(eta) = -(weighted sum - w ||grad F||^2), a quadratic form
+    in the six gradients (g_i, h_i at x, x^+; grad r at both), must be PSD: proved for the whole interval by a
+    symbolic LDL^T whose pivots are positive there (exact root counting). Multipliers are constant in eta, so nothing
+    is fitted: the identity and the PSD condition are exact in eta. ``phi`` (an expression in the symbol ``eta``,
+    default 1 - L_F eta/2) is the Phi to certify; any larger one fails (the bound is attained)."""
+    t = sp.Symbol("eta", positive=True)
+    Lf, Lr, lam_, N = sp.Integer(1), sp.Integer(1), sp.Rational(1, 2), 2
+    LF = Lf + lam_ * Lr
+    g = sp.Matrix(sp.symbols("g0 g1 gr h0 h1 hr", real=True))  # a scalar stand-in per leaf, for the quadratic form
+    g0, g1, gr, h0, h1, hr = g
+    gradF = (g0 + g1) / N + lam_ * gr
+    x_plus = -t * gradF  # x = 0, gamma_r = 0: y_i = x - eta grad f_i(x), x^+ = mean y_i - eta lambda grad r(x)
+
+    def upper(gx: sp.Expr, gp: sp.Expr, L: sp.Expr) -> sp.Expr:
+        """f(x^+) - f(x) <= this: the interpolation inequality with a = x, b = x^+ (PEPit's SmoothFunction row)."""
+        dx = 0 - x_plus
+        return (L / 4) * dx**2 - (gx + gp) * dx / 2 - (gx - gp) ** 2 / (4 * L)
+
+    bound = (upper(g0, h0, Lf) + upper(g1, h1, Lf)) / N + lam_ * upper(gr, hr, Lr)
+    w = -t * ((1 - LF * t / 2) if phi is None else phi.subs(sp.Symbol("eta"), t))
+    residual = sp.expand(w * gradF**2 - bound)  # = <S, G> >= 0 is what makes F(x^+) - F(x) <= w ||grad F||^2
+    S = sp.hessian(residual, list(g)) / 2
+    parts = [_zero("residual is the quadratic form of S(eta) (identity)",
+                   sp.expand(residual - (g.T * S * g)[0, 0]))]
+    ok, pivots = _pivots_positive_on(S, t, sp.Integer(0), 1 / (6 * LF))
+    parts.append(_true("S(eta) >= 0 for every eta in (0, 1/(6 L_F)] (symbolic LDL^T, pivots > 0 by root counting)", ok,
+                       sp.Tuple(*pivots)))
+    parts.append(_zero("certified bound w(eta) = -eta (1 - L_F eta/2), i.e. Phi = 1 - L_F eta/2", sp.expand(-w / t - (1 - LF * t / 2))))
+    parts.append(_true("Phi = 1 - L_F eta/2 >= 1/4 on the interval (Lemma 5.2 at gamma_r = 0, with room)",
+                       sp.Rational(11, 12) >= QUARTER and sp.expand((1 - LF * t / 2).subs(t, 1 / (6 * LF))) == sp.Rational(11, 12)))
+    return tuple(parts)

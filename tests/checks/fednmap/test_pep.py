@@ -334,7 +334,7 @@ def test_block_map_reproduces_every_row_on_a_client_symmetric_gram(n):
     build = build_lyapunov_pep(1.0, 0.1, st["gamma"], 4 * st["eta_a"], st["eta_s"], n, 2, 2, 1.0, 1.0, symmetric=True)
     pep, named = build()
     labels = named["labels"]
-    mp, ineq, eq = ps._rows(pep, labels)
+    mp, ineq, eq, _ = ps._rows(pep, labels)
     s, m, vs, vm = labels.check()
     d = s + m
     S = rng.normal(size=(s, d))

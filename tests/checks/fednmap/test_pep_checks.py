@@ -32,7 +32,9 @@ def test_descent_family_holds_with_certified_points_and_replay(constants_result)
     res = constants_result
     assert res.error is None and res.verdict == "holds"
     pep_rows = [v for v in res.verdicts if "pep" in v.details]
-    assert pep_rows and all(v.details["pep"]["pep_status"] == "certified" for v in pep_rows)
+    # every quick point has a committed exact certificate, re-verified here: status "proved", bound = value + delta
+    assert pep_rows and all(v.details["pep"]["pep_status"] == "proved" for v in pep_rows)
+    assert all(0 <= v.details["pep"]["proof"]["bound"] - v.observed <= 1e-5 for v in pep_rows)
     for v in pep_rows:  # both solvers optimal, with their duality gaps recorded
         solvers = v.details["pep"]["solvers"]
         assert set(solvers) == {"CLARABEL", "SCS"}
@@ -55,7 +57,7 @@ def test_largest_step_is_recertified_and_its_double_fails():
     res = pep_checks.check_largest_step(CTX)
     spec = get_check("fednmap.pep.largest_step")
     assert spec.accepts(res) and res.verdict == "holds"
-    assert all(v.details["pep"]["pep_status"] == "certified" and v.observed <= 1.0 for v in res.verdicts)
+    assert all(v.details["pep"]["pep_status"] == "proved" and v.observed <= 1.0 for v in res.verdicts)
     (ctrl,) = res.negatives
     assert ctrl.details["control_record"]["changed"] == "eta_hat" and fires_for_its_reason(ctrl)
     assert ctrl.details["control_record"]["after"] == 2 * ctrl.details["control_record"]["before"]

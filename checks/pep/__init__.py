@@ -1,0 +1,1 @@
+"""PEP machinery beyond two-solver agreement: exact rational certificates (and, after merge, stochastic PEPs)."""

@@ -1,0 +1,448 @@
+"""Exact rational certificates for PEP worst cases: extract the rows, find an interior dual, round, restore, store.
+
+A two-solver certificate (:func:`fedbounds.checks.core.pep.certify`) is floating-point evidence. This module turns a
+certified worst case v into a proof of ``worst case <= v + delta`` that the standard-library verifier
+(:mod:`fedbounds.checks.pep.verify_certificate`, whose docstring states the identity) checks without a solver:
+
+1. **Rows, exactly.** :func:`problem_of` reads PEPit's prepared scalar constraints of the (full) PEP the builder
+   makes (for a client-symmetric builder too: the proof is then of the full PEP) and writes each as exact rationals:
+   a coefficient within 2 ulp of a rational with denominator <= 10^6 (1/6, 0.1, ...) becomes that rational, any
+   other (1/sqrt(10) B, ...) the exact value of its binary64 double. The certificate is a proof about the PEP with
+   these data; they are PEPit's own to 1e-13.
+2. **An interior dual.** The optimal dual of a PEP usually has a singular residual matrix (complementary slackness),
+   which rounding would push out of the PSD cone. So each solver's multipliers y* (recorded by ``certify``; lifted
+   from the block form for a client-symmetric PEP) are moved towards a strictly interior dual y_int
+   (:func:`interior_dual`: maximise t with S - t P >= 0 at a generous value, P the projector off the common kernel
+   of the rows' Gram parts, a direction no row sees), by the share theta of delta/2 that the values leave; the margin
+   theta t_int then absorbs the rounding. (Also tried: the interior dual at value + delta/2 itself.) When no interior
+   dual exists, one facial-reduction step (:func:`face`) looks for rational directions every residual must
+   annihilate and adds S w = 0 to the exact restoration.
+3. **Round and restore.** Multipliers are rounded to rationals (denominator 10^12); those below 1e-13 are dropped
+   (dropping rows enlarges the feasible set: still an upper bound). The function-value part must cancel exactly:
+   a small rational linear solve corrects the largest multipliers (:func:`_restore`).
+4. **Check exactly** (the verifier): e_tau = sum y a, S = sum y A >= 0 by rational LDL^T, V = -sum y c <= bound,
+   with bound = v + delta (delta = :data:`DELTA_REL` |v| + :data:`DELTA_ABS`, widened x10 up to twice if the LDL^T fails).
+
+Certificates are stored as JSON under :data:`STORE`, named by the hash of the PEP's rows (all of them, in order), so
+``fedbounds check`` finds the certificate of the PEP it just built and re-verifies it exactly (milliseconds) instead of
+solving again: :func:`attach` (called by ``certify``). With ``FEDBOUNDS_PROVE=1`` a certified point without a stored
+certificate gets one (an extra Clarabel solve; the lead commits the files).
+
+References: Peyrl and Parrilo, "Computing sum of squares decompositions with rational coefficients" (TCS 2008), the
+round-and-project idea; PEPit's ``check_feasibility`` (the same identity, in floating point).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import io
+import json
+import math
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, load, verify
+
+__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "interior_dual", "problem_of", "prove",
+           "rational", "stored"]
+
+#: the stated room of a proof: bound = v + DELTA_REL |v| + DELTA_ABS
+DELTA_REL = 1e-6
+DELTA_ABS = 1e-9
+#: where certificates live (committed for the grid points of the quick profile)
+STORE = Path(__file__).resolve().parent / "certificates"
+#: multipliers are rounded to this denominator
+DENOMINATOR = 10**12
+
+
+def rational(x: float) -> Fraction:
+    """A float as an exact rational: the nearest with denominator <= 10^6 when within 2 ulp of it, else the double's
+    exact value."""
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"a PEP coefficient is not finite: {x}")
+    q = Fraction(x).limit_denominator(10**6)
+    if abs(float(q) - x) <= 2 * math.ulp(x):
+        return q
+    return Fraction(x)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scalar row <A, G> + a . F + c (<= or ==) 0: ``gram`` {(i, j), i <= j: coefficient of G[i, j]} (both
+    off-diagonal entries together), ``values`` {k: coefficient of F[k]}, ``constant`` c."""
+
+    kind: str
+    gram: tuple[tuple[int, int, Fraction], ...]
+    values: tuple[tuple[int, Fraction], ...]
+    constant: Fraction
+
+    def key(self) -> str:
+        g = ",".join(f"{i}:{j}:{c}" for i, j, c in self.gram)
+        v = ",".join(f"{k}:{c}" for k, c in self.values)
+        return f"{self.kind}|{g}|{v}|{self.constant}"
+
+    def record(self, y: Fraction) -> dict[str, Any]:
+        return {"kind": self.kind, "y": str(y), "gram": [[i, j, str(c)] for i, j, c in self.gram],
+                "values": [[k, str(c)] for k, c in self.values], "constant": str(self.constant)}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A PEP as exact rows: ``points`` leaf points (Gram size), ``values`` leaf function values (tau among them, at
+    ``objective``), the rows, and their hash (sha256 of the canonical text, first 16 hex digits)."""
+
+    points: int
+    values: int
+    objective: int
+    rows: tuple[Row, ...]
+    digest: str
+
+
+def problem_of(build: Callable[[], Any]) -> Problem:
+    """The exact rows of the PEP ``build()`` makes (a PEP or ``(pep, named)``). Raises ValueError on LMI rows."""
+    built = build()
+    pep = built[0] if isinstance(built, tuple) else built
+    with contextlib.redirect_stdout(io.StringIO()):
+        pep._prepare_constraints(verbose=0)
+    if getattr(pep, "_list_of_prepared_psd", None):
+        raise ValueError("exact certificates cover scalar rows only (this PEP has LMI constraints)")
+    cons = list(pep._list_of_prepared_constraints)
+    pts: dict[Any, int] = {}
+    vals: dict[Any, int] = {pep.objective: 0}
+    raw = []
+    for c in cons:
+        d = c.expression.decomposition_dict
+        for key in d:
+            if isinstance(key, tuple):
+                for p in key:
+                    pts.setdefault(p, p.counter)
+            elif not (isinstance(key, int | float) and key == 1):
+                vals.setdefault(key, len(vals))
+        raw.append((c.equality_or_inequality, d))
+    order = {p: k for k, p in enumerate(sorted(pts, key=lambda p: pts[p]))}
+    rows = []
+    for kind, d in raw:
+        gram: dict[tuple[int, int], Fraction] = {}
+        values: dict[int, Fraction] = {}
+        const = Fraction(0)
+        for key, coef in d.items():
+            q = rational(coef)
+            if isinstance(key, tuple):
+                i, j = sorted((order[key[0]], order[key[1]]))
+                gram[(i, j)] = gram.get((i, j), Fraction(0)) + q
+            elif isinstance(key, int | float) and key == 1:
+                const += q
+            else:
+                values[vals[key]] = values.get(vals[key], Fraction(0)) + q
+        rows.append(Row(kind, tuple((i, j, c) for (i, j), c in sorted(gram.items()) if c != 0),
+                        tuple((k, c) for k, c in sorted(values.items()) if c != 0), const))
+    text = "\n".join(r.key() for r in rows) + f"\n{len(order)} {len(vals)} 0"
+    return Problem(len(order), len(vals), 0, tuple(rows), hashlib.sha256(text.encode()).hexdigest()[:16])
+
+
+def _matrices(pb: Problem) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+    """Sparse (vec(A_k) columns, a_k columns), constants c, inequality mask (floats)."""
+    import scipy.sparse as sps
+
+    n = pb.points
+    gr, gc, gd, fr, fc, fd = [], [], [], [], [], []
+    for k, r in enumerate(pb.rows):
+        for i, j, c in r.gram:
+            if i == j:
+                gr.append(i * n + i), gc.append(k), gd.append(float(c))
+            else:
+                for a, b in ((i, j), (j, i)):
+                    gr.append(a * n + b), gc.append(k), gd.append(float(c) / 2)
+        for v, c in r.values:
+            fr.append(v), fc.append(k), fd.append(float(c))
+    K = len(pb.rows)
+    AG = sps.csr_matrix((gd, (gr, gc)), shape=(n * n, K))
+    AF = sps.csr_matrix((fd, (fr, fc)), shape=(pb.values, K))
+    c = np.array([float(r.constant) for r in pb.rows])
+    ineq = np.array([r.kind == "inequality" for r in pb.rows])
+    return AG, AF, c, ineq
+
+
+def _kernel(AG: Any, n: int) -> np.ndarray:
+    """Orthonormal basis of the common kernel of every row's Gram part (columns)."""
+    K = AG.shape[1]
+    stack = np.vstack([AG[:, k].toarray().reshape(n, n) for k in range(K)]) if K else np.zeros((1, n))
+    _, s, vt = np.linalg.svd(stack, full_matrices=True)
+    tol = 1e-9 * max(1.0, s.max() if s.size else 1.0)
+    rank = int((s > tol).sum())
+    return vt[rank:].T
+
+
+def _rationalize_basis(V: np.ndarray) -> list[list[Fraction]] | None:
+    """Rational vectors spanning the column space of V (reduced row echelon form of V^T, entries with denominator
+    <= 1000 within 1e-7), or None when the span is not rational to that accuracy."""
+    import scipy.linalg as sla
+
+    M = V.T.copy()
+    out: list[list[Fraction]] = []
+    _, _, piv = sla.qr(M, pivoting=True)
+    cols = sorted(piv[: M.shape[0]])
+    R = np.linalg.solve(M[:, cols], M)  # rows: a basis with the identity on the pivot columns
+    for row in R:
+        q = [Fraction(float(x)).limit_denominator(1000) for x in row]
+        if max(abs(float(a) - float(x)) for a, x in zip(q, row, strict=True)) > 1e-7:
+            return None
+        out.append(q)
+    return out
+
+
+def face(pb: Problem) -> list[list[Fraction]]:
+    """Rational directions w every dual residual must annihilate (one step of facial reduction): the range of the
+    largest-trace D >= 0 with <A_k, D> <= 0 on inequality rows and = 0 on equality rows (a recession direction of the
+    primal in G alone, so <S, D> = 0 for every dual-feasible S). Empty when there is none or it is not rational."""
+    import cvxpy as cp
+
+    n = pb.points
+    AG, _, _, ineq = _matrices(pb)
+    D = cp.Variable((n, n), PSD=True)
+    vec = cp.reshape(D, (n * n,), order="C")
+    cons = [cp.trace(D) <= 1]
+    Ai, Ae = AG[:, np.flatnonzero(ineq)].T, AG[:, np.flatnonzero(~ineq)].T
+    if Ai.shape[0]:
+        cons.append(Ai @ vec <= 0)
+    if Ae.shape[0]:
+        cons.append(Ae @ vec == 0)
+    prob = cp.Problem(cp.Maximize(cp.trace(D)), cons)
+    with contextlib.suppress(Exception), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        prob.solve(solver="CLARABEL")
+    if D.value is None or prob.value is None or prob.value < 1e-6:
+        return []
+    ev, V = np.linalg.eigh((D.value + D.value.T) / 2)
+    V = V[:, ev > 1e-6 * ev.max()]
+    return _rationalize_basis(V) or []
+
+
+def interior_dual(pb: Problem, target: float, W: list[list[Fraction]] | None = None) -> tuple[np.ndarray, float] | None:
+    """Multipliers y (numpy) with dual value <= ``target`` and the largest margin t (S - t P >= 0), or None."""
+    import cvxpy as cp
+
+    n = pb.points
+    AG, AF, c, ineq = _matrices(pb)
+    K = len(pb.rows)
+    N = _kernel(AG, n)
+    if W:
+        N, _ = np.linalg.qr(np.hstack([N, np.array([[float(x) for x in w] for w in W]).T]))
+    P = np.eye(n) - N @ N.T
+    y = cp.Variable(K)
+    t = cp.Variable()
+    S = cp.reshape(AG @ y, (n, n), order="C")
+    e = np.zeros(pb.values)
+    e[pb.objective] = 1.0
+    cons = [AF @ y == e, -c @ y <= target, (S + S.T) / 2 - t * P >> 0, t <= 1.0]
+    if ineq.any():
+        cons.append(y[np.flatnonzero(ineq)] >= 0)
+    prob = cp.Problem(cp.Maximize(t), cons)
+    with contextlib.suppress(Exception), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the exact check decides
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    if prob.status not in ("optimal", "optimal_inaccurate") or y.value is None or t.value is None or t.value <= 0:
+        return None
+    return np.asarray(y.value, dtype=float), float(t.value)
+
+
+def _face_columns(pb: Problem, W: list[list[Fraction]]) -> list[dict[int, Fraction]]:
+    """Per row k, the entries of A_k w (w in W), indexed after the F entries: the equations S w = 0."""
+    n = pb.points
+    out = []
+    for r in pb.rows:
+        col: dict[int, Fraction] = {}
+        for a, w in enumerate(W):
+            for i, j, c in r.gram:
+                pairs = ((i, j, c),) if i == j else ((i, j, c / 2), (j, i, c / 2))
+                for u, v, cc in pairs:
+                    if w[v] != 0:
+                        key = pb.values + a * n + u
+                        col[key] = col.get(key, Fraction(0)) + cc * w[v]
+        out.append({k: v for k, v in col.items() if v != 0})
+    return out
+
+
+def _restore(pb: Problem, y: list[Fraction], W: list[list[Fraction]] | None = None) -> list[Fraction] | None:
+    """Correct y so that sum_k y_k a_k = e_tau exactly (and S w = 0 for w in ``W``), changing only multipliers >= 1e-7
+    (and equality rows): a basic solution of the residual system over the largest ones, in exact arithmetic."""
+    extra = _face_columns(pb, W) if W else [{} for _ in pb.rows]
+    m = pb.values + (len(W) * pb.points if W else 0)
+    need = [Fraction(int(k == pb.objective)) for k in range(m)]
+    for r, e, yk in zip(pb.rows, extra, y, strict=True):
+        for k, c in (*r.values, *e.items()):
+            need[k] -= yk * c
+    if all(x == 0 for x in need):
+        return y
+    free = sorted((k for k, r in enumerate(pb.rows) if (r.values or extra[k]) and
+                   (r.kind == "equality" or y[k] >= Fraction(1, 10**7))), key=lambda k: -abs(y[k]))
+    # Gaussian elimination on [A_free | need], columns in order of size (pivots on the largest multipliers first)
+    cols = {k: {**dict(pb.rows[k].values), **extra[k]} for k in free}
+    rows = [dict() for _ in range(m)]  # row i: {col: coef}
+    for k in free:
+        for i, c in cols[k].items():
+            rows[i][k] = c
+    rhs = need[:]
+    pivot_of: dict[int, int] = {}  # row -> col
+    used_rows: set[int] = set()
+    for k in free:
+        cand = [i for i in range(m) if i not in used_rows and rows[i].get(k, 0) != 0]
+        if not cand:
+            continue
+        i = cand[0]
+        used_rows.add(i)
+        pivot_of[i] = k
+        pv = rows[i][k]
+        for i2 in range(m):
+            if i2 != i and rows[i2].get(k, 0) != 0:
+                f = rows[i2][k] / pv
+                for kk, cc in rows[i].items():
+                    rows[i2][kk] = rows[i2].get(kk, 0) - f * cc
+                    if rows[i2][kk] == 0:
+                        del rows[i2][kk]
+                rhs[i2] -= f * rhs[i]
+    if any(rhs[i] != 0 for i in range(m) if i not in used_rows):
+        return None
+    out = y[:]
+    for i, k in pivot_of.items():  # reduced form: each pivot row holds its pivot column and non-pivot columns only
+        out[k] += rhs[i] / rows[i][k]
+    for k, r in enumerate(pb.rows):
+        if r.kind == "inequality" and out[k] < 0:
+            return None
+    return out
+
+
+def _exact(pb: Problem, yf: np.ndarray, W: list[list[Fraction]] | None = None) -> list[Fraction] | None:
+    """Round multipliers to denominator :data:`DENOMINATOR`, drop the tiny ones, restore the F-part (and S W = 0)."""
+    y = [Fraction(round(float(v) * DENOMINATOR), DENOMINATOR) for v in yf]
+    y = [Fraction(0) if (r.kind == "inequality" and v < Fraction(1, 10**13)) or
+         (r.kind == "equality" and abs(v) < Fraction(1, 10**13)) else v for r, v in zip(pb.rows, y, strict=True)]
+    return _restore(pb, y, W)
+
+
+def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray],
+                W: list[list[Fraction]] | None = None) -> list[tuple[np.ndarray, float]]:
+    """Float multipliers worth rounding, with their margin estimate: each solver dual y* (given in ``starts``) moved
+    towards a strictly interior dual y_int (margin t_int, value V_int, from :func:`interior_dual` at a generous
+    target) by theta = the share of delta/2 that V_int - V* leaves; and the interior dual at value + delta/2 itself."""
+    _, _, c, ineq = _matrices(pb)
+    out = []
+    wide = interior_dual(pb, value + max(abs(value), 1e-3), W) if starts else None
+    for ys in starts:
+        if wide is None or ys is None or len(ys) != len(pb.rows):
+            continue
+        yi, ti = wide
+        ys = np.where(ineq, np.maximum(ys, 0.0), ys)
+        vs, vi = float(-c @ ys), float(-c @ yi)
+        room = value + delta / 2 - vs
+        if room <= 0:
+            continue
+        theta = min(1.0, room / max(vi - vs, 1e-300))
+        out.append(((1 - theta) * ys + theta * yi, theta * ti))
+    direct = interior_dual(pb, value + delta / 2, W)
+    if direct is not None:
+        out.append(direct)
+    return out
+
+
+def prove(pb: Problem, value: float, starts: list[np.ndarray] | None = None, delta_rel: float = DELTA_REL,
+          delta_abs: float = DELTA_ABS, widen: int = 2) -> dict[str, Any] | None:
+    """A verified certificate of ``worst case <= value + delta`` (a JSON-ready dict), or None when none is found.
+
+    ``starts``: solver multipliers of ``pb``'s rows (in order) to start from. delta = delta_rel |value| + delta_abs,
+    widened x10 up to ``widen`` times when no candidate passes the exact check."""
+    t0 = time.perf_counter()
+    faces: list[list[list[Fraction]] | None] = [None]
+    for attempt in range(widen + 1):
+        delta = (delta_rel * abs(value) + delta_abs) * 10**attempt
+        bound = rational(value) + Fraction(delta).limit_denominator(10**15)
+        if attempt == 1 and faces == [None] and (found := face(pb)):
+            faces = [found, None]  # no interior dual at the first delta: look for a face every dual lies on
+        tries = [(yf, m, fw) for fw in faces for yf, m in _candidates(pb, float(value), delta, list(starts or []), fw)]
+        for yf, margin, fw in tries:
+            y = _exact(pb, yf, fw)
+            if y is None:
+                continue
+            keep = [k for k, v in enumerate(y) if v != 0]
+            cert = {"format": FORMAT, "points": pb.points, "values": pb.values, "objective": pb.objective,
+                    "bound": str(bound), "rows": [pb.rows[k].record(y[k]) for k in keep],
+                    "problem": {"hash": pb.digest, "rows_total": len(pb.rows)},
+                    "value_float": float(value), "delta": float(delta), "margin_t": margin}
+            try:
+                summary = verify(cert)
+            except CertificateError:
+                continue
+            cert["proved_value"] = str(summary["value"])
+            cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
+            return cert
+    return None
+
+
+def stored(digest: str, store: Path | None = None) -> Path:
+    """The path of the certificate of the PEP with this row hash."""
+    return (STORE if store is None else store) / f"{digest}.json.gz"
+
+
+def _write(path: Path, cert: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(json.dumps(cert, separators=(",", ":")).encode())
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def check_stored(pb: Problem, cert: Mapping[str, Any]) -> dict[str, Any]:
+    """Verify a stored certificate exactly *and* that every row it uses is a row of ``pb`` (so it bounds this PEP)."""
+    if cert.get("points") != pb.points or cert.get("values") != pb.values or cert.get("objective") != pb.objective:
+        raise CertificateError("the certificate's sizes differ from this PEP's")
+    keys = {r.key() for r in pb.rows}
+    for k, rec in enumerate(cert["rows"]):
+        row = Row(rec["kind"], tuple((int(i), int(j), Fraction(c)) for i, j, c in rec["gram"]),
+                  tuple((int(i), Fraction(c)) for i, c in rec["values"]), Fraction(rec["constant"]))
+        if row.key() not in keys:
+            raise CertificateError(f"row {k} of the certificate is not a row of this PEP")
+    return verify(dict(cert))
+
+
+def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | None = None,
+           store: Path | None = None) -> dict[str, Any] | None:
+    """The exact proof record of a certified worst case ``value`` of the PEP ``build`` makes, or None.
+
+    Looks up the stored certificate by the rows' hash and re-verifies it (and that it bounds this PEP); with the
+    environment variable ``FEDBOUNDS_PROVE=1`` and none stored, proves one and stores it. The record: ``status``
+    ("proved" or "not proved: why"), ``bound`` (float; the exact rational in ``bound_exact``), ``delta``,
+    ``file``, ``rows``, ``max_denominator``, ``verify_seconds``."""
+    try:
+        pb = problem_of(build)
+    except ValueError as exc:
+        return {"status": f"not proved: {exc}"}
+    path = stored(pb.digest, store)
+    cert = None
+    if path.exists():
+        cert = load(path)
+    elif os.environ.get("FEDBOUNDS_PROVE") == "1":
+        cert = prove(pb, value, starts)
+        if cert is None:
+            return {"status": "not proved: no exact certificate found", "hash": pb.digest}
+        _write(path, cert)
+    if cert is None:
+        return None
+    try:
+        s = check_stored(pb, cert)
+    except CertificateError as exc:
+        return {"status": f"not proved: {exc}", "file": path.name}
+    return {"status": "proved", "bound": float(s["bound"]), "bound_exact": str(s["bound"]),
+            "value_exact": str(s["value"]), "delta": float(s["bound"]) - float(value), "file": path.name,
+            "rows": s["rows"], "max_denominator": s["max_denominator"], "verify_seconds": round(s["seconds"], 4)}

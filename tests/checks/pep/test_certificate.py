@@ -1,0 +1,142 @@
+"""Exact rational PEP certificates (fedbounds.checks.pep): the verifier accepts a true certificate, and rejects a
+tampered one and one of a false bound; no certificate of a false bound can be produced."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from fedbounds.checks.pep import certificate as C
+from fedbounds.checks.pep.verify_certificate import CertificateError, ldlt_psd, main, verify
+
+
+def _gd_pep(h: float = 1.0):
+    """One gradient step x1 = x0 - h/L grad f(x0) on an L-smooth convex f, ||x0 - x*||^2 <= 1: the worst case of
+    f(x1) - f* is L/(4N + 2) = 1/6 at h = 1, L = 1 (Drori and Teboulle 2014; PEPit's own first example)."""
+
+    def build():
+        from PEPit import PEP
+        from PEPit.functions import SmoothConvexFunction
+
+        pep = PEP()
+        f = pep.declare_function(SmoothConvexFunction, L=1.0)
+        xs = f.stationary_point()
+        fs = f(xs)
+        x0 = pep.set_initial_point()
+        pep.set_initial_condition((x0 - xs) ** 2 <= 1)
+        x1 = x0 - h * f.gradient(x0)
+        pep.set_performance_metric(f(x1) - fs)
+        return pep
+
+    return build
+
+
+@pytest.fixture(scope="module")
+def gd() -> tuple[C.Problem, dict]:
+    pb = C.problem_of(_gd_pep())
+    cert = C.prove(pb, 1 / 6)
+    assert cert is not None
+    return pb, cert
+
+
+def test_rational_recovers_simple_rationals_and_keeps_irrational_doubles() -> None:
+    assert C.rational(1 / 6) == Fraction(1, 6)
+    assert C.rational(0.1) == Fraction(1, 10)
+    x = 1 / math.sqrt(10)
+    assert C.rational(x) == Fraction(x) and C.rational(x).denominator > 10**6  # the double itself, not a neighbour
+
+
+def test_ldlt_accepts_singular_psd_and_rejects_a_tiny_negative_eigenvalue() -> None:
+    one = Fraction(1)
+    assert ldlt_psd([[one, one], [one, one]])[0]  # rank 1: zero pivot with a zero remaining row
+    assert not ldlt_psd([[one, one], [one, one - Fraction(1, 10**30)]])[0]  # det = -1e-30
+    assert not ldlt_psd([[Fraction(0), one], [one, Fraction(0)]])[0]  # zero diagonal, nonzero row
+
+
+def test_gd_certificate_proves_one_sixth_plus_delta(gd) -> None:
+    pb, cert = gd
+    s = verify(cert)
+    assert Fraction(1, 6) - Fraction(1, 10**9) <= s["value"] <= s["bound"]  # the exact optimum is 1/6
+    assert s["bound"] - Fraction(1, 6) <= Fraction(2, 10**6)  # delta 1e-6 relative (+1e-9), at most widened once
+    assert C.check_stored(pb, cert)["bound"] == s["bound"]
+
+
+def test_tampered_multiplier_fails(gd) -> None:
+    _, cert = gd
+    bad = copy.deepcopy(cert)
+    k = max(range(len(bad["rows"])), key=lambda k: Fraction(bad["rows"][k]["y"]))
+    bad["rows"][k]["y"] = str(Fraction(bad["rows"][k]["y"]) * Fraction(1001, 1000))  # one multiplier, +0.1%
+    with pytest.raises(CertificateError):
+        verify(bad)
+
+
+def test_false_bound_is_rejected_and_cannot_be_produced(gd) -> None:
+    pb, cert = gd
+    delta = Fraction(cert["delta"])
+    false_bound = Fraction(1, 6) - 10 * delta
+    bad = dict(cert, bound=str(false_bound))
+    with pytest.raises(CertificateError, match=r"\(iii\)"):
+        verify(bad)
+    assert C.prove(pb, float(false_bound), widen=0) is None  # no dual reaches below the optimum
+
+
+def test_certificate_of_another_pep_is_not_accepted_for_this_one(gd) -> None:
+    _, cert = gd
+    other = C.problem_of(_gd_pep(h=1.5))  # same shapes, other step: other rows
+    with pytest.raises(CertificateError, match="not a row of this PEP"):
+        C.check_stored(other, cert)
+
+
+def test_cli_exit_codes(gd, tmp_path: Path, capsys) -> None:
+    _, cert = gd
+    good = tmp_path / "good.json.gz"
+    with gzip.open(good, "wt", encoding="utf-8") as fh:
+        json.dump(cert, fh)
+    bad = tmp_path / "bad.json"
+    tampered = copy.deepcopy(cert)
+    tampered["rows"][0]["constant"] = str(Fraction(tampered["rows"][0]["constant"]) - 1)
+    bad.write_text(json.dumps(tampered))
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    assert main([str(good)]) == 0
+    assert main([str(bad)]) == 1
+    assert main([str(junk)]) == 2
+    out = capsys.readouterr()
+    assert "proved" in out.out and "NOT PROVED" in out.out and "unreadable" in out.err
+
+
+def _committed() -> list[Path]:
+    return sorted(C.STORE.glob("*.json.gz"), key=lambda p: p.stat().st_size)
+
+
+def test_committed_certificates_exist_and_the_smallest_verify() -> None:
+    files = _committed()
+    assert len(files) >= 10
+    for path in files[:4]:
+        assert main([str(path)]) == 0
+
+
+@pytest.mark.slow
+def test_every_committed_certificate_verifies() -> None:
+    assert main([str(p) for p in _committed()]) == 0
+
+
+def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
+    from fedbounds.checks.core.pep import certificate_record, certify, dual_feasibility
+
+    cert = certify(_gd_pep())
+    for r in cert.runs:
+        figs = r.dual_feasibility
+        assert set(figs) == {"psd_residual", "min_multiplier", "reconstitution"}, figs
+        assert all(0 <= x < 1e-4 for x in figs.values())
+        assert r.multipliers is not None and len(r.multipliers) == len(C.problem_of(_gd_pep()).rows)
+    assert certificate_record(cert)["solvers"]["CLARABEL"]["dual_feasibility"] == cert.runs[0].dual_feasibility
+    # the parser reads PEPit's lines: "... up to an error of x" is x, a bare line is 0
+    text = ("\t\tThe solver found a residual matrix that is positive semi-definite up to an error of 3e-09\n"
+            "(PEPit) The worst-case guarantee proof is perfectly reconstituted\n")
+    assert dual_feasibility(text) == {"psd_residual": 3e-09, "reconstitution": 0.0}
