@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from fedbounds.algorithms._validate import check_array
 from fedbounds.algorithms.base import check_gamma, check_int, check_positive
 from fedbounds.algorithms.metrics import Observation
 from fedbounds.algorithms.rng import stream
@@ -72,7 +73,7 @@ class FedNMap:
         P["correction"] = bool(P["correction"])
         P["z0"] = check_point("z0", P["z0"], problem.p)
         if P["c0"] is not None:
-            c0 = np.asarray(P["c0"], dtype=float)
+            c0 = check_array("c0", P["c0"], finite=False, nonempty=False)
             if c0.shape != (problem.n, problem.p) or not np.all(np.isfinite(c0)):
                 raise ValueError(f"c0 must be a finite array of shape ({problem.n}, {problem.p}), got shape {c0.shape}")
             P["c0"] = c0

@@ -64,6 +64,10 @@ BAD: dict[str, st.SearchStrategy[Any]] = {
         st.just(np.array(["a", "b", "c"])),
         st.just([1.0, "x", 2.0]),
     ),
+    # per-client (n, p) = (2, P) real finite array or None
+    "clients": st.sampled_from(
+        ["abc", 1j, np.ones((2, P)) * 1j, np.ones(P), np.ones((3, P)), np.full((2, P), np.inf), [[1.0, "x", 0.0]] * 2]
+    ),
     # points (..., p) for a prox
     "points": st.sampled_from([None, "abc", 1.5, np.ones(3) * 1j, {}, object(), [1.0, "x"]]),
     # a registered name (algorithm, instance, regulariser, oracle kind)
@@ -134,7 +138,16 @@ ENTRY_POINTS: list[tuple[str, Callable[..., Any], dict[str, str]]] = [
     (
         "fednmap",
         _params("fednmap", {"gamma": 0.1, "eta_a": 0.05, "Q": 2}),
-        {"gamma": "pos", "eta_a": "pos", "eta_s": "pos", "Q": "int1", "correction": "bool", "z0": "point", "gamma_eval": "pos?"},
+        {
+            "gamma": "pos",
+            "eta_a": "pos",
+            "eta_s": "pos",
+            "Q": "int1",
+            "correction": "bool",
+            "z0": "point",
+            "c0": "clients",
+            "gamma_eval": "pos?",
+        },
     ),
     ("prox_sgd", _params("prox_sgd", {"eta": 0.1}), {"eta": "pos", "x0": "point"}),
     ("norm_sgd", _params("norm_sgd", {"eta": 0.1, "gamma": 0.1}), {"eta": "pos", "gamma": "pos", "z0": "point"}),

@@ -44,6 +44,7 @@ CASES: list[tuple[str, Callable[[], Any], str]] = [
     ("Q-None", _fednmap(Q=None), "Q"),
     ("Q-str", _fednmap(Q="2"), "Q"),
     ("z0-complex", _fednmap(z0=np.ones(3) * 1j), "z0"),
+    ("c0-complex", _fednmap(c0=np.ones((2, 3)) * 1j), "c0"),
     ("fedproxgrad-x0-complex", lambda: run("fedproxgrad", PROBLEM, {"eta": 0.05, "x0": np.ones(3) * 1j}, rounds=1), "x0"),
     ("prox_sgd-eta-None", lambda: run("prox_sgd", PROBLEM, {"eta": None}, rounds=1), "eta"),
     # run's own arguments
