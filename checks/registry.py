@@ -86,6 +86,7 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     error: str | None = None
+    cpu: float = 0.0  # CPU seconds of the process that ran it (benchmarks/bench_quick_check.py, the cost table)
 
     @property
     def verdict(self) -> str:
@@ -117,6 +118,7 @@ class CheckResult:
                 "tightness": self.tightness,
                 "notes": self.notes,
                 "elapsed_s": self.elapsed,
+                "cpu_s": self.cpu,
                 "error": self.error,
                 "plots": [asdict(p) for p in self.plots],
             }
