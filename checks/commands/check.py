@@ -24,17 +24,16 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fedbounds.checks.core import costs
 from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
 
 if TYPE_CHECKING:  # the registry imports numpy/scipy/sympy: the first line is printed before that
     from fedbounds.checks.registry import CheckResult, CheckSpec
 
-#: the quick check's cost, measured by benchmarks/bench_quick_check.py (README and --help quote it)
-QUICK_FIGURE = "about 60 s on 2 cores with --jobs 2, 100 s with one process; measured by benchmarks/bench_quick_check.py"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", default="quick", choices=sorted(PROFILES), help=f"budget: quick (default; {QUICK_FIGURE}) or full")
+    parser.add_argument("--profile", default="quick", choices=sorted(PROFILES), help=f"budget: quick (default; {costs.figure()}) or full")
     parser.add_argument("--claim", action="append", metavar="ID", help="run only this claim (an id or a family prefix); repeatable")
     parser.add_argument("--out", default="reports", metavar="DIR", help="output folder for report.json and plots (default: reports/)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of every Monte Carlo run (default 0)")
@@ -179,7 +178,6 @@ def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> 
     import concurrent.futures as cf
     import multiprocessing
 
-    from fedbounds.checks.core import costs
     from fedbounds.checks.registry import PAPER_PACKAGES, CheckResult
 
     order = sorted(range(len(specs)), key=lambda i: -costs.QUICK_CPU_S.get(specs[i].check_id, costs.DEFAULT_CPU_S))
@@ -270,8 +268,6 @@ def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] |
     """Print the run's first line (how many claims, the profile, the processes, the estimated time) and flush it.
     Without ``ids`` it is printed only when the cost table knows what ``claims`` selects (nothing heavy is imported
     yet); returns whether it was printed. An unknown claim is then reported by the registry, alone."""
-    from fedbounds.checks.core import costs
-
     if ids is None:
         ids = costs.matching_ids(claims, costs.QUICK_CPU_S)
         if not ids:

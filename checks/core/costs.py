@@ -12,7 +12,7 @@ import heapq
 import math
 from collections.abc import Iterable, Sequence
 
-__all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estimate", "estimate", "matching_ids", "schedule"]
+__all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estimate", "estimate", "figure", "matching_ids", "schedule"]
 
 # -- written by benchmarks/bench_quick_check.py --write (do not edit by hand) --------------------------------------
 #: where and how the table was measured
@@ -89,3 +89,11 @@ def _round(s: float) -> int:
 
 def estimate(ids: Sequence[str], profile: str, jobs: int) -> Estimate:
     return Estimate(ids, profile, jobs)
+
+
+def figure() -> str:
+    """The quick check's time as the README and ``fedbounds check --help`` quote it, from the measured table."""
+    if not QUICK_CPU_S:
+        return "not measured yet: python benchmarks/bench_quick_check.py --write"
+    one, two = (estimate(list(QUICK_CPU_S), "quick", j).wall_s for j in (1, 2))
+    return f"about {_round(two)} s on 2 cores with --jobs 2, {_round(one)} s in one process; measured by benchmarks/bench_quick_check.py"
