@@ -59,7 +59,7 @@ def measure(jobs: int, claims: list[str], out: Path) -> dict:
 
 def render_costs(text: str, result: dict, where: str) -> str:
     """``costs.py`` with its written part (MEASURED, OVERHEAD_CPU_S, QUICK_CPU_S) replaced by ``result``'s figures."""
-    per = {c["check_id"]: round(float(c.get("cpu_s") or c["elapsed_s"]), 1) for c in result["claims"]}
+    per = {c["check_id"]: max(0.1, round(float(c.get("cpu_s") or c["elapsed_s"]), 1)) for c in result["claims"]}
     overhead = max(1.0, round(result["cpu_s"] - sum(per.values()), 1))
     table = "\n".join(f"    {k!r}: {v}," for k, v in per.items())
     body = (f"MEASURED = {where!r}\n"
