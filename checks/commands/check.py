@@ -8,6 +8,11 @@ The report is written whole or not at all: report.json and the plots go to a tem
 output folder (same file system, so a rename is atomic), then move into place with report.json last. A
 report.json in the output folder therefore always describes the plots beside it; an interrupted run leaves
 the previous report as it was.
+
+The first line of output comes before the heavy imports: the claims, the profile, the processes and an estimate of
+the time, from the cost table that benchmarks/bench_quick_check.py measures (:mod:`fedbounds.checks.core.costs`).
+``--jobs N`` runs the claims in N spawned worker processes, longest first; the report is the serial one (each
+claim is seeded from the same context wherever it runs), only faster.
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
 
 if TYPE_CHECKING:  # the registry imports numpy/scipy/sympy: the first line is printed before that
     from fedbounds.checks.registry import CheckResult, CheckSpec
-
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
