@@ -276,7 +276,10 @@ def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] |
         ids = costs.matching_ids(claims, costs.QUICK_CPU_S)
         if not ids:
             return False
-    print(costs.estimate(ids, profile, min(jobs, max(1, len(ids)))).line(), flush=True)
+    try:
+        print(costs.estimate(ids, profile, min(jobs, max(1, len(ids)))).line(), flush=True)
+    except BrokenPipeError:  # the reader is gone (| head): run on and write the report; the table's print ends it (141)
+        pass
     return True
 
 
