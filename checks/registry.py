@@ -93,6 +93,7 @@ class CheckResult:
     scope: Scope | None = None
     scope_caveat: str = ""
     scope_tag: str = ""
+    cpu: float = 0.0  # CPU seconds of the process that ran it (benchmarks/bench_quick_check.py, the cost table)
 
     @property
     def verdict(self) -> str:
@@ -136,6 +137,7 @@ class CheckResult:
                 "tightness": self.tightness,
                 "notes": self.notes,
                 "elapsed_s": self.elapsed,
+                "cpu_s": self.cpu,
                 "error": self.error,
                 "plots": [asdict(p) for p in self.plots],
             }

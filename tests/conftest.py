@@ -1,11 +1,25 @@
-"""Shared test configuration: hypothesis profiles.
+"""Shared test configuration: hypothesis profiles, and one quick-profile run of each claim per test session.
 
-CI runs the derandomised ``ci`` profile (the default), so it never flakes; ``HYPOTHESIS_PROFILE=dev``
-widens the search locally.
+CI runs the derandomised ``ci`` profile (the default), so it never flakes; ``HYPOTHESIS_PROFILE=dev`` widens the
+search locally. Every pytest-xdist worker loads this file, so every worker runs the same derandomised profile.
+
+The suite runs on every core (``-n auto`` in pyproject.toml's addopts; ``-n 0`` runs it in one process). Several
+modules need the quick profile's result of the same claims (test_quick_profile, test_families, the teeth and PEP
+modules): the :func:`quick_result` fixture computes each claim once per session, for every module and every
+worker. The first worker to need a claim computes it under a lock file and pickles the result into a folder of
+the session's base temporary directory (shared by all workers of one run, new for each run); the others wait for
+it and read it. :func:`quick_results` takes a list and starts with the claims no other worker is computing.
 """
 
-import os
+from __future__ import annotations
 
+import os
+import pickle
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -24,3 +38,89 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+class _SharedResults:
+    """Quick-profile results (seed 0) by claim id, computed once per session across xdist workers."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.memo: dict[str, Any] = {}
+
+    def _paths(self, check_id: str) -> tuple[Path, Path]:
+        return self.folder / f"{check_id}.pickle", self.folder / f"{check_id}.lock"
+
+    def _load(self, check_id: str) -> Any | None:
+        path, _ = self._paths(check_id)
+        if check_id not in self.memo and path.exists():
+            self.memo[check_id] = pickle.loads(path.read_bytes())
+        return self.memo.get(check_id)
+
+    def _compute(self, check_id: str) -> Any:
+        from fedbounds.checks.core.profiles import QUICK
+        from fedbounds.checks.registry import CheckContext, get_check
+
+        res = get_check(check_id).func(CheckContext(profile=QUICK, seed=0))
+        path, _ = self._paths(check_id)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(res))
+        os.replace(tmp, path)
+        self.memo[check_id] = res
+        return res
+
+    def get(self, check_id: str, *, block: bool = True) -> Any | None:
+        """The result of ``check_id``; None when ``block`` is false and another worker is computing it."""
+        import fcntl
+
+        if (res := self._load(check_id)) is not None:
+            return res
+        _, lock = self._paths(check_id)
+        with open(lock, "w") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+            except BlockingIOError:
+                return None
+            try:
+                return self._load(check_id) or self._compute(check_id)
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def many(self, check_ids: Sequence[str]) -> dict[str, Any]:
+        """Every result of ``check_ids``: those nobody is computing first (computed here), then wait for the rest."""
+        out: dict[str, Any] = {}
+        pending = list(check_ids)
+        while pending:
+            left = []
+            for cid in pending:
+                res = self.get(cid, block=False)
+                if res is None:
+                    left.append(cid)
+                else:
+                    out[cid] = res
+            if len(left) == len(pending):  # all busy elsewhere: wait for the first
+                out[left[0]] = self.get(left[0])
+                left = left[1:]
+            pending = left
+        return {cid: out[cid] for cid in check_ids}
+
+
+@pytest.fixture(scope="session")
+def _shared_results(tmp_path_factory: pytest.TempPathFactory) -> _SharedResults:
+    base = tmp_path_factory.getbasetemp()
+    # an xdist worker's base is <session base>/popen-gwN: the session base is shared by the run's workers only
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "fedbounds-quick-results"
+    folder.mkdir(exist_ok=True)
+    return _SharedResults(folder)
+
+
+@pytest.fixture(scope="session")
+def quick_result(_shared_results: _SharedResults) -> Callable[[str], Any]:
+    """``quick_result(check_id)``: the claim's quick-profile CheckResult (seed 0), computed once per session."""
+    return _shared_results.get
+
+
+@pytest.fixture(scope="session")
+def quick_results(_shared_results: _SharedResults) -> Callable[[Sequence[str]], dict[str, Any]]:
+    """``quick_results(ids)``: {id: CheckResult} for several claims, starting with those no other worker computes."""
+    return _shared_results.many

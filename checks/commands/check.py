@@ -8,25 +8,36 @@ The report is written whole or not at all: report.json and the plots go to a tem
 output folder (same file system, so a rename is atomic), then move into place with report.json last. A
 report.json in the output folder therefore always describes the plots beside it; an interrupted run leaves
 the previous report as it was.
+
+The first line of output comes before the heavy imports: the claims, the profile, the processes and an estimate of
+the time, from the cost table that benchmarks/bench_quick_check.py measures (:mod:`fedbounds.checks.core.costs`).
+``--jobs N`` runs the claims in N spawned worker processes, longest first; the report is the serial one (each
+claim is seeded from the same context wherever it runs), only faster.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
+import sys
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fedbounds.checks.commands import path_arg, seed_arg
+from fedbounds.checks.core import costs
 from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
-from fedbounds.checks.registry import CheckContext, CheckResult, CheckSpec, select_checks
+
+if TYPE_CHECKING:  # the registry imports numpy/scipy/sympy: the first line is printed before that
+    from fedbounds.checks.registry import CheckResult, CheckSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", default="quick", choices=sorted(PROFILES), help="budget: quick (default, < 3 min) or full")
+    parser.add_argument("--profile", default="quick", choices=sorted(PROFILES), help=f"budget: quick (default; {costs.figure()}) or full")
     parser.add_argument("--claim", action="append", metavar="ID", help="run only this claim (an id or a family prefix); repeatable")
     parser.add_argument("--out", default="reports", type=path_arg, metavar="DIR",
         help="output folder for report.json and plots (default: reports/)")
@@ -35,42 +46,180 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from fedbounds.checks.core.table import add_width_option
 
     add_width_option(parser)
+    parser.add_argument("--jobs", default=1, type=jobs_arg, metavar="N",
+                        help="run the claims in N worker processes ('auto': one per core; default 1); the report is the same")
 
 
-def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True) -> list[tuple[CheckSpec, CheckResult]]:
-    """Run ``specs`` in order; an exception inside a check becomes a result with ``error`` set."""
+def jobs_arg(text: str) -> int:
+    """``--jobs``: a positive integer, or ``auto`` (the cores this process may use)."""
+    if text.strip().lower() == "auto":
+        return available_cores()
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs takes a positive integer or 'auto', got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes a positive integer or 'auto', got {text!r}")
+    return n
+
+
+def available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True, jobs: int = 1) -> list[tuple[CheckSpec, CheckResult]]:
+    """Run ``specs``; an exception inside a check becomes a result with ``error`` set. Pairs come back in the order of
+    ``specs`` whatever ``jobs`` is.
+
+    ``jobs`` > 1 runs the claims in that many worker processes (:func:`_run_parallel`), the longest first (by the cost
+    table of :mod:`fedbounds.checks.core.costs`). Each claim gets the same context (profile, seed) as in a serial run
+    and every Monte Carlo run is seeded from it, so the results are the same; the per-process cache of shared runs
+    (:mod:`fedbounds.checks.core.cache`) only saves time. BLAS runs single-threaded in both modes (the matrices are
+    small; a second thread per process only spins, and both modes then do the same floating-point operations)."""
     from fedbounds.checks.core.progress import LineProgress
     from fedbounds.checks.core.progress import progress as make_progress
 
-    pairs: list[tuple[CheckSpec, CheckResult]] = []
     bar = make_progress(len(specs), unit="claim", enabled=progress)
-    try:
-        for spec in specs:
+
+    def done(spec: CheckSpec, res: CheckResult) -> None:
+        if isinstance(bar, LineProgress):
             bar.set_description(spec.check_id)
+            bar.update(1, result="error" if res.error else res.verdict)
+        else:
+            bar.update(1)
 
-            def tick(msg: str, _spec: CheckSpec = spec) -> None:
-                bar.set_postfix_str(msg[:40], refresh=True)
+    try:
+        if jobs > 1 and len(specs) > 1:
+            return _run_parallel(specs, ctx_kwargs, min(jobs, len(specs)), done)
+        pairs: list[tuple[CheckSpec, CheckResult]] = []
+        with _one_blas_thread():
+            for spec in specs:
+                bar.set_description(spec.check_id)
 
-            ctx = CheckContext(tick=tick, **ctx_kwargs)
-            t0 = time.perf_counter()
-            try:
-                res = spec.func(ctx)
-            except Exception as exc:  # a crashing check is reported, not fatal
-                tb = traceback.extract_tb(exc.__traceback__)[-1]
-                res = CheckResult(spec.check_id, error=f"{type(exc).__name__}: {exc} ({Path(tb.filename).name}:{tb.lineno})")
-            res.elapsed = time.perf_counter() - t0
-            pairs.append((spec, res))
-            if isinstance(bar, LineProgress):
-                bar.update(1, result="error" if res.error else res.verdict)
-            else:
-                bar.update(1)
+                def tick(msg: str, _spec: CheckSpec = spec) -> None:
+                    bar.set_postfix_str(msg[:40], refresh=True)
+
+                res = _run_one(spec, ctx_kwargs, tick)
+                pairs.append((spec, res))
+                done(spec, res)
+        return pairs
     finally:
         bar.close()
-    return pairs
+
+
+def _run_one(spec: CheckSpec, ctx_kwargs: dict, tick=None) -> CheckResult:
+    """One claim, timed (wall ``elapsed`` and this process's ``cpu``); a crash becomes ``error``."""
+    from fedbounds.checks.registry import CheckContext, CheckResult
+
+    ctx = CheckContext(**ctx_kwargs) if tick is None else CheckContext(tick=tick, **ctx_kwargs)
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        res = spec.func(ctx)
+    except Exception as exc:  # a crashing check is reported, not fatal
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        res = CheckResult(spec.check_id, error=f"{type(exc).__name__}: {exc} ({Path(tb.filename).name}:{tb.lineno})")
+    res.elapsed = time.perf_counter() - t0
+    res.cpu = time.process_time() - c0
+    return res
+
+
+class _one_blas_thread:
+    """BLAS (OpenBLAS/MKL through threadpoolctl, when installed) limited to one thread inside the block."""
+
+    def __enter__(self) -> None:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+            self._limits = None
+        else:
+            self._limits = threadpool_limits(limits=1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._limits is not None:
+            self._limits.restore_original_limits()
+
+
+def _worker_init(papers: list[str]) -> None:
+    """Pool initializer: Ctrl-C and SIGTERM unblocked (the command line routes them through one thread of the parent),
+    the papers registered at run time in the parent, BLAS on one thread."""
+    from fedbounds.checks.cli import unblock_interrupts
+    from fedbounds.checks.registry import PAPER_PACKAGES, register_paper
+
+    unblock_interrupts()
+    for package in papers:
+        if package not in PAPER_PACKAGES:
+            register_paper(package)
+    _one_blas_thread().__enter__()
+
+
+def _worker_run(check_id: str, ctx_kwargs: dict) -> CheckResult:
+    """In a worker process: the claim ``check_id`` of the worker's registry."""
+    from fedbounds.checks.registry import CheckResult, get_check
+
+    try:
+        spec = get_check(check_id)
+    except (KeyError, ValueError):
+        return CheckResult(check_id, error=f"no check {check_id!r} in a worker process (registered in the parent only? use --jobs 1)")
+    return _run_one(spec, ctx_kwargs)
+
+
+class _clean_sys_path:
+    """While worker processes start: the current folder out of ``sys.path`` (``''``, ``.``, the cwd), so that a
+    worker imports fedbounds and its dependencies from where they are installed, never from a folder that happens to
+    hold a ``fedbounds/`` or ``checks/`` (the repository root, say). A spawned worker takes this list as its path."""
+
+    def __enter__(self) -> None:
+        self._saved = list(sys.path)
+        cwd = os.path.realpath(os.getcwd())
+        sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != cwd]
+
+    def __exit__(self, *exc: object) -> None:
+        sys.path[:] = self._saved
+
+
+def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> list[tuple[CheckSpec, CheckResult]]:
+    """Run ``specs`` in ``jobs`` spawned worker processes, longest claim first; results in the order of ``specs``.
+
+    Spawned, not forked: a fresh interpreter per worker (no copy of this process's threads or solver state), its
+    ``sys.path`` without the current folder (:class:`_clean_sys_path`). A worker that dies (killed, out of memory)
+    turns the claims it had not finished into errors; Ctrl-C cancels what has not started and is re-raised."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from fedbounds.checks.registry import PAPER_PACKAGES, CheckResult
+
+    order = sorted(range(len(specs)), key=lambda i: -costs.QUICK_CPU_S.get(specs[i].check_id, costs.DEFAULT_CPU_S))
+    results: dict[int, CheckResult] = {}
+    kwargs = {k: v for k, v in ctx_kwargs.items() if k != "tick"}
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES),))
+    try:
+        with _clean_sys_path():  # workers start during submit
+            futures = {pool.submit(_worker_run, specs[i].check_id, kwargs): i for i in order}
+        for fut in cf.as_completed(futures):
+            i = futures[fut]
+            try:
+                res = fut.result()
+            except Exception as exc:  # the worker died (BrokenProcessPool) or the result did not come back
+                res = CheckResult(specs[i].check_id, error=f"worker process failed: {type(exc).__name__}: {exc}")
+            results[i] = res
+            done(specs[i], res)
+    except BaseException:
+        from fedbounds.checks.core.pool import abort
+
+        abort(pool)
+        raise
+    pool.shutdown(wait=True)
+    return [(spec, results[i]) for i, spec in enumerate(specs)]
 
 
 def selected_checks(claims: list[str] | None) -> list[CheckSpec]:
     """The checks named by ``--claim``: an id, or a family prefix with or without its trailing dot (``ds.``)."""
+    from fedbounds.checks.registry import select_checks
+
     if claims is None:
         return select_checks(None)
     return select_checks([c[:-1] if c.endswith(".") and len(c) > 1 else c for c in claims])
@@ -107,7 +256,11 @@ def _listed_plots(report: Path) -> set[str]:
 
 def run(args: argparse.Namespace) -> int:
     profile = get_profile(args.profile)
+    jobs = int(getattr(args, "jobs", 1))
+    early = announce(args.claim, profile.name, jobs)  # the first line, before the registry's heavy imports
     specs = selected_checks(args.claim)
+    if not early:
+        announce(args.claim, profile.name, jobs, [s.check_id for s in specs])
     out = Path(args.out)
     tmp = prepare_out(out)
     try:
@@ -116,13 +269,29 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] | None = None) -> bool:
+    """Print the run's first line (how many claims, the profile, the processes, the estimated time) and flush it.
+    Without ``ids`` it is printed only when the cost table knows what ``claims`` selects (nothing heavy is imported
+    yet); returns whether it was printed. An unknown claim is then reported by the registry, alone."""
+    if ids is None:
+        ids = costs.matching_ids(claims, costs.QUICK_CPU_S)
+        if not ids:
+            return False
+    try:
+        print(costs.estimate(ids, profile, min(jobs, max(1, len(ids)))).line(), flush=True)
+    except BrokenPipeError:  # the reader is gone (| head): run on and write the report; the table's print ends it (141)
+        pass
+    return True
+
+
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
     from fedbounds.checks.core.html import write_index_html
     from fedbounds.checks.core.report import format_table, run_metadata, write_report
 
     started = run_metadata()  # the commit and date the run starts from
     t0 = time.perf_counter()
-    pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress)
+    pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress,
+                       jobs=int(getattr(args, "jobs", 1)))
     elapsed = time.perf_counter() - t0
     ok = all(spec.accepts(res) for spec, res in pairs)
     meta = {

@@ -1,5 +1,5 @@
-"""Budgets of the bound-checking suite: ``quick`` (the default of ``fedbounds check`` and of the test suite,
-under 3 minutes on 2 cores) and ``full`` (more replicas, longer horizons, more instances).
+"""Budgets of the bound-checking suite: ``quick`` (the default of ``fedbounds check`` and of the test suite; its
+time is measured by benchmarks/bench_quick_check.py) and ``full`` (more replicas, longer horizons, more instances).
 
 A check reads its knobs with :meth:`Profile.get`: the per-check override if there is one, else the
 profile-wide default. Everything that changes a number in the report is here, so a report records its
@@ -48,8 +48,14 @@ class Profile:
 #: the floor and the Lyapunov windows at every round (their runs are cut at the cap)
 _SEARCH_CAPS = {"fednmap.theorem8": 20000, "fednmap.theorem8.floor": 3000, "fednmap.lyapunov": 1500}
 #: quick-profile search budgets per claim (evaluations), from their cost: the floor's runs are the longest (its
-#: worst case is at the largest steps, the default experiment's corner), the F_nat / F_nor ratios the cheapest
-_QUICK_BUDGETS = {"fednmap.theorem8": 60, "fednmap.theorem8.floor": 80, "fednmap.lyapunov": 60, "fednmap.nat_nor_relation": 150}
+#: worst case is at the largest steps, the default experiment's corner), the F_nat / F_nor ratios the cheapest.
+#: Halved for issue 20 (a quick check that is quick: these searches were a third of its CPU) except Theorem 8's,
+#: whose planted bug (tests/checks/test_teeth_fednmap.py) 30 evaluations do not find; the others still find theirs,
+#: and every calibrated control still fires.
+_QUICK_BUDGETS = {"fednmap.theorem8": 60, "fednmap.theorem8.floor": 40, "fednmap.lyapunov": 30, "fednmap.nat_nor_relation": 75}
+#: the DS searches of the quick profile whose evaluations are the longest runs (a whole Lemma 5.2 / decaying-step
+#: run each), at half the profile's 24; ds.lemma5_1 and ds.corollary_ii keep 24 (their planted-bug tests use it)
+_QUICK_DS_BUDGETS = {"ds.lemma5_2": 12, "ds.corollary_decaying": 12}
 
 
 
@@ -63,9 +69,9 @@ def _per_check(cap_factor: int, budgets: dict[str, int]) -> dict[str, dict]:
 
 
 QUICK = Profile(name="quick", replicas=32, level=0.95, scale=1.0, instances=1, search_budget=24,
-                per_check=_per_check(1, _QUICK_BUDGETS))
+                per_check=_per_check(1, {**_QUICK_BUDGETS, **_QUICK_DS_BUDGETS}))
 FULL = Profile(name="full", replicas=128, level=0.95, scale=3.0, instances=3, search_budget=300,
-               per_check=_per_check(3, {k: 5 * b for k, b in _QUICK_BUDGETS.items()}))
+               per_check=_per_check(3, {k: 5 * b if k == "fednmap.theorem8" else 10 * b for k, b in _QUICK_BUDGETS.items()}))
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (QUICK, FULL)}
 

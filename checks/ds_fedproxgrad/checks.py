@@ -534,6 +534,9 @@ def check_theorem5_3(ctx: CheckContext) -> CheckResult:
     Ts = max(100, T // int(prof.get("ds.theorem5_3", "search_T_divisor", 4)))
     worst = search_worst(lambda q: _thm53_sum_ratio(q, ctx.seed, 8, Ts), _THM53_DIMS, budget=_budget(ctx, "ds.theorem5_3", 0.5),
                          seed=ctx.seed, starts=[_THM53_DEFAULT])
+    res.scope_tag = "finite-horizon form"
+    res.scope_caveat = (f"checked on the finite-horizon form (24)-(25) the proof gives, at horizons R <= {T - 1}; the "
+                        "theorem's own statement (liminf = 0) is a limit no finite run decides")
     if worst.ratio > 1:
         res.notes.append(f"the finite-horizon form fails at the searched worst case: lhs/rhs = {worst.ratio:.3g} over {Ts} rounds "
                          f"(instance {knobs_of(worst.point)}, point {dict(worst.point)})")

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from fedbounds.checks.core.adversarial import Dimension
+from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.core.verdict import Verdict, decide
 from fedbounds.checks.ds_fedproxgrad.checks import _budget, lemma5_2_verdict
@@ -78,6 +79,13 @@ def check_phi_before_r0(ctx: CheckContext) -> CheckResult:
     post, _ = lemma5_2_verdict("erratum.ds_phi_prefix", "scaled clients, rounds r >= r_0 (corrected)", problem, rec, sigma2=0.0,
                                level=prof.level, exact=True, extra={"tests": "corrected claim (from r_0 on)"})
     res.verdicts += [pre, post, one_client_counterexample(ctx.seed)]
+    # the corrected claim's one condition is r >= r_0: move r_0 to 1 on the same run (round 0 is not informative), and it
+    # must fail at the rounds the condition excluded
+    every, _ = lemma5_2_verdict("erratum.ds_phi_prefix", "scaled clients, rounds r >= 1 (corrected claim with r_0 -> 1)", problem, rec,
+                                sigma2=0.0, level=prof.level, rounds=slice(1, rec.rounds), exact=True,
+                                extra={"tests": "corrected claim with its condition r >= r_0 moved to r >= 1"})
+    res.negatives.append(control(every, changed="r_0", what=f"the corrected claim's start round r_0 = {int(r0)} replaced by 1",
+                                 before=int(r0), after=1, violated_at=every.details.get("violated_round") if every.violated else None))
     fails = [int(r) for r in np.flatnonzero(d["D"][: int(r0)] > d["xi"][: int(r0)])]
     res.tightness = {"r_0": int(r0), "failing_rounds_before_r0": fails}
     res.notes.append(f"counterexample rounds r < r_0 = {int(r0)} where the Phi = 1/4 inequality fails: {fails}")

@@ -473,19 +473,37 @@ def descent_check(
     the same PEP is solved at the budgets in ``budgets`` (default 1, 10, 100, 1000) and the first certified one is
     returned, its values rescaled by homogeneity to budget d T (exact: the PEP is homogeneous of degree 1 in
     the budget). Otherwise the first certificate is returned. ``symmetric``: as in :func:`lyapunov_pep`.
+
+    Each budget is first solved by the first solver alone: when it is neither optimal nor unbounded, no certificate
+    can be certified or unbounded there (both need every solver), so the other solvers are not run at that budget.
+    The certificates returned are the same; measured on the quick grid, most of the SCS time had gone to such
+    budgets (SCS running to its iteration cap on a PEP Clarabel had already failed): 24 -> 8 CPU s.
     """
     d = _positive("descent_coef", descent_coef)
     T = _int("T", T, 1)
     dT = d * T
-    first = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
-                         budget=dT, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
-    if first.certified or first.unbounded:
+
+    def at(b: float) -> Certificate | None:
+        """The certificate at budget ``b``, or None when the first solver alone already rules out certified and
+        unbounded (both need every solver: the others are then not run, the outcome is the same)."""
+        if len(solvers) > 1:
+            screen = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
+                                  budget=b, solvers=solvers[:1], rel_tol=rel_tol, symmetric=symmetric).runs[0]
+            if not (screen.optimal or screen.unbounded):
+                return None
+        return lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
+                            budget=b, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
+
+    first = at(dT)
+    if first is not None and (first.certified or first.unbounded):
         return first
     for b in (1.0, 10.0, 100.0, 1000.0) if budgets is None else budgets:
-        cert = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
-                            budget=b, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
-        if cert.certified or cert.unbounded:
+        cert = at(b)
+        if cert is not None and (cert.certified or cert.unbounded):
             return _rescaled(cert, dT / b)
+    if first is None:  # nothing certified: the full certificate at d T, every solver's answer, is the record
+        first = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
+                             budget=dT, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
     return first
 
 

@@ -15,7 +15,6 @@ process and exit as soon as it is gone, however it died.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
 import importlib
 import multiprocessing
 import os
@@ -253,14 +252,13 @@ class _PoolBackend(_Backend):
         return set(done)
 
     def close(self, abort: bool = False) -> None:
-        """Shut the pool down. On ``abort`` the workers are killed first: a worker busy with a cell would otherwise run
-        it to the end (and the interpreter waits for it at exit), and one still starting would fail noisily once the
-        pool's queues are gone. Cells are pure and only this process writes the store, so nothing is lost."""
+        """Shut the pool down; on ``abort`` kill the workers first (:func:`fedbounds.checks.core.pool.abort`)."""
         if abort:
-            for p in list((getattr(self._pool, "_processes", None) or {}).values()):
-                with contextlib.suppress(OSError, ValueError):
-                    p.kill()
-        self._pool.shutdown(wait=not abort, cancel_futures=True)
+            from fedbounds.checks.core.pool import abort as abort_pool
+
+            abort_pool(self._pool)
+        else:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _start_forkserver_without_cwd() -> None:

@@ -1,23 +1,24 @@
 """Every family of checks has a negative control that fires for its stated reason (design.md, principle 3; issue
 12, item 4): violated, located away from round 0, without divergence, with the one thing it changed recorded.
-Counted on one quick-profile run of the whole suite (module-scoped; the checks share runs through the
-per-process cache, so after test_quick_profile this costs little). The count can fail: a planted family whose
+Counted on one quick-profile run of the whole suite (the session's shared results, conftest.py: after or beside
+test_quick_profile this costs little). The count can fail: a planted family whose
 controls fire only at round 0 or by divergence is reported."""
 
 from __future__ import annotations
 
 import pytest
 from fedbounds.checks.core.controls import control, controls_by_family, why_not
-from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.core.verdict import compare
-from fedbounds.checks.registry import CheckContext, all_checks
+from fedbounds.checks.registry import all_checks
 
 FAMILIES = {"fednmap", "ds", "erratum"}
 
 
 @pytest.fixture(scope="module")
-def quick_run():
-    return [(spec, spec.func(CheckContext(profile=QUICK, seed=0))) for spec in all_checks()]
+def quick_run(quick_results):
+    specs = all_checks()
+    results = quick_results([spec.check_id for spec in specs])  # once per session (conftest.py)
+    return [(spec, results[spec.check_id]) for spec in specs]
 
 
 def families_without_teeth(pairs) -> list[str]:

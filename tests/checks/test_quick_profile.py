@@ -1,22 +1,21 @@
 """The quick profile's checks as tests (one per claim id): each must run without error, none may be violated
 unless it records an erratum, and every negative control must come out violated (design.md, principle 3).
 
-The checks share trajectories through a per-process cache, so running them in one session costs what
-``fedbounds check`` costs."""
+Each claim runs once per test session (the ``quick_result`` fixture of conftest.py, shared with the other modules
+and the other xdist workers), so the suite pays for the quick check once."""
 
 from __future__ import annotations
 
 import pytest
-from fedbounds.checks.core.profiles import QUICK
-from fedbounds.checks.registry import CheckContext, all_checks
+from fedbounds.checks.registry import all_checks
 
 SPECS = {s.check_id: s for s in all_checks()}
 
 
 @pytest.mark.parametrize("check_id", list(SPECS))
-def test_quick_check(check_id: str) -> None:
+def test_quick_check(check_id: str, quick_result) -> None:
     spec = SPECS[check_id]
-    res = spec.func(CheckContext(profile=QUICK, seed=0))
+    res = quick_result(check_id)  # spec.func(CheckContext(profile=QUICK, seed=0)), once per session (conftest.py)
     assert res.error is None
     assert res.verdicts, "a check must return at least one verdict"
     for v in res.verdicts:

@@ -5,6 +5,7 @@ evidence predicts fails the run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,14 +24,18 @@ DS_QUANTITATIVE = ("ds.lemma5_2", "ds.lemma5_1", "ds.theorem5_3", "ds.corollary_
 SEARCH_KEY: dict[str, str] = {}
 ERRATA = {"erratum.ds_phi_prefix": "violated", "erratum.constant_gamma_floor": "holds",
           "erratum.ds_inexactness_gradient_step": "holds"}
-_RESULTS: dict[str, CheckResult] = {}
+_RESULTS: dict[str, Callable[[str], CheckResult]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _shared(quick_result) -> None:
+    _RESULTS["get"] = quick_result
 
 
 def _result(check_id: str) -> CheckResult:
-    """The quick-profile result of ``check_id`` (computed once per session; the runs are cached anyway)."""
-    if check_id not in _RESULTS:
-        _RESULTS[check_id] = get_check(check_id).func(CheckContext(profile=QUICK, seed=0))
-    return _RESULTS[check_id]
+    """The quick-profile result of ``check_id`` (computed once per session for every module and xdist worker:
+    the ``quick_result`` fixture of conftest.py)."""
+    return _RESULTS["get"](check_id)
 
 
 @pytest.mark.parametrize("check_id", [*DS_QUANTITATIVE, "ds.assumption.small_step", *ERRATA])

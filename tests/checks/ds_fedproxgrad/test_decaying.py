@@ -24,8 +24,8 @@ def _run(check_id: str) -> CheckResult:
 
 
 @pytest.fixture(scope="module")
-def result() -> CheckResult:
-    return _run(CLAIM)
+def result(quick_result) -> CheckResult:
+    return quick_result(CLAIM)  # _run(CLAIM), once per session (conftest.py)
 
 
 def test_registered_with_the_theory_provenance() -> None:

@@ -20,8 +20,8 @@ IDS = ("ds.pep.lemma5_2", "ds.pep.absorption")
 
 
 @pytest.fixture(scope="module")
-def results():
-    return {cid: get_check(cid).func(CheckContext(profile=QUICK)) for cid in IDS}
+def results(quick_results):
+    return quick_results(IDS)  # get_check(cid).func(CheckContext(profile=QUICK)), once per session (conftest.py)
 
 
 def _ratio_form(res):

@@ -24,8 +24,8 @@ def _no_replay(point):
 
 
 @pytest.fixture(scope="module")
-def constants_result():
-    return pep_checks.check_lyapunov_constants(CTX)
+def constants_result(quick_result):
+    return quick_result(pep_checks.CONSTANTS)  # check_lyapunov_constants(CTX), once per session (conftest.py)
 
 
 def test_descent_family_holds_with_certified_points_and_replay(constants_result):

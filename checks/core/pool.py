@@ -1,0 +1,22 @@
+"""Stopping a process pool at once (Ctrl-C, SIGTERM, an error): the sweep's workers and ``check --jobs``'s.
+
+``ProcessPoolExecutor.shutdown(wait=False, cancel_futures=True)`` cancels what is queued but lets a running worker
+finish its task, and the interpreter waits for it at exit; a worker still starting fails noisily once the pool's
+queues are gone. Killing the workers first ends both. Their tasks are pure (only the parent writes results), so
+nothing is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import ProcessPoolExecutor
+
+__all__ = ["abort"]
+
+
+def abort(pool: ProcessPoolExecutor) -> None:
+    """Kill ``pool``'s worker processes, then shut it down without waiting."""
+    for p in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
