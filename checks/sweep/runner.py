@@ -285,6 +285,9 @@ class _DaskBackend(_Backend):
             import distributed
         except ImportError:
             raise ValueError("--scheduler/--workers need dask.distributed: pip install 'fedbounds[dask]'") from None
+        from fedbounds.checks.core.quiet import quiet_distributed
+
+        quiet_distributed()  # Dask's own logs (and tracebacks on Ctrl-C) would break the one-line contract
         self._distributed = distributed
         self._owned: list[Any] = []
         if client is None:
