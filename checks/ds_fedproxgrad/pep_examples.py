@@ -75,7 +75,7 @@ def wc_ds_fedproxgrad_lemma52(
     Example:
         >>> pepit_tau, theoretical_tau = wc_ds_fedproxgrad_lemma52(L_f=1, L_r=1, lam=0.5, B=1, N=2, verbose=0)
         *** Example file: worst-case one-round descent of DS FedProxGrad (N=2, eta=0.1111, gamma_r=0.3162) ***
-            PEP guarantee (certified):	F(x+) - F(x) - Xi <= -0.06262 ||grad F(x)||^2
+            PEP guarantee (proved):	F(x+) - F(x) - Xi <= -0.06262 ||grad F(x)||^2
             Theoretical guarantee:	F(x+) - F(x) - Xi <= -0.02778 ||grad F(x)||^2
     """
     verbose = check_verbose(verbose)

@@ -229,7 +229,7 @@ def wc_fednmap_largest_step(
     Example:
         >>> pepit_tau, theoretical_tau = wc_fednmap_largest_step(L=1, rho=0.1, n=2, Q=1, T=1, verbose=0)
         *** Example file: largest certified step of FedNMap (n=2, Q=1, T=1, C_0=2, C_c=1) ***
-            PEP guarantee (certified):	eta_hat <= 0.3372 (192 x printed)
+            PEP guarantee (proved):	eta_hat <= 0.3372 (192 x printed)
             Theoretical guarantee:	eta_hat <= 0.001756
     """
     verbose = check_verbose(verbose)
