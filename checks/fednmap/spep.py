@@ -55,8 +55,10 @@ class _NoisyRound(_Round):
         for i in range(self.n):
             zi = z_t
             self.owner = i
-            if self.labels is not None:
-                self.h_ref = h_round
+            # each client's prox leaves are increments of the round's shared subgradient, in both forms: chained
+            # through the clients (as _Round.step does for the full form), client j's leaf would contain client i's
+            # last subgradient, which may depend on e_i, and E<e_i, leaf_j> = 0 would not be valid
+            self.h_ref = h_round
             for ell in range(Q):
                 if ell == 0:
                     g = pt["grads"][i]
@@ -68,8 +70,7 @@ class _NoisyRound(_Round):
                 zi = zi - eta_a * (g + noise(i, ell) + v + c[i])  # the stochastic gradient g + e_i^l
             ys.append((z_t - zi) / (eta_a * Q))
         self.owner = None
-        if self.labels is not None:
-            self.h_ref = h_round
+        self.h_ref = h_round
         ybar = sum(ys[1:], ys[0]) / self.n
         z_next = z_t - (eta_s * eta_a * Q) * ybar
         c_next = [c[i] - ys[i] + ybar for i in range(self.n)]
