@@ -45,6 +45,8 @@ REQUIRED_FINDINGS = {
     "erratum.ds_lemma_a1_unused": ("ds.lemma_a1", "remark"),
     "ds.pep.lemma5_2": ("ds.lemma5_2", "remark"),
     "ds.pep.absorption": ("ds.absorption", "remark"),
+    "ds.spep.sigma2": ("ds.lemma5_2", "remark"),
+    "ds.spep.G2": ("ds.lemma5_2", "remark"),
     "fednmap.pep.largest_step": ("fednmap.theorem5.conditions", "remark"),
 }
 
