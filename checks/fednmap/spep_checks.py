@@ -32,14 +32,14 @@ from fedbounds.checks.core.pep import Certificate
 from fedbounds.checks.fednmap.pep import theorem5_steps, theorem8_exponent
 from fedbounds.checks.fednmap.spep import noise_coefficient
 
-__all__ = ["C0_GRID", "CC_GRID", "POINTS", "TARGET", "grid", "main", "point_steps", "round_noise", "theorem8_comparison"]
+__all__ = ["C0_GRID", "CC_GRID", "POINTS", "TARGET", "grid", "main", "point_steps", "round_noise", "split", "theorem8_comparison"]
 
 L, RHO, MU, K = 1.0, 0.1, 0.1, 16.0
 #: (n, Q) of the evidence grid (T = 1, free corrections)
 POINTS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1), (2, 2))
-C0_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0, 4.0)
-CC_GRID: tuple[float, ...] = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
-TARGET = "checks/fednmap/data/spep_grid.json"
+C0_GRID: tuple[float, ...] = (0.0, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
+CC_GRID: tuple[float, ...] = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+TARGET = "theory/fednmap/spep_grid.json"
 
 
 def point_steps(n: int, Q: int, k: float = K) -> dict[str, float]:
@@ -59,50 +59,85 @@ def round_noise(n: int, Q: int, C_0: float, C_c: float, k: float = K, mu: float 
     return noise_coefficient(L, RHO, p["gamma"], p["eta_a"], p["eta_s"], n, Q, C_0, C_c, p["d"], d_c, **kw)
 
 
-def theorem8_comparison(K_value: float | None, n: int, Q: int, C_0: float, k: float = K, mu: float = MU,
-                        s_var: float = 1.0, s_drift: float = 1.0) -> dict[str, Any]:
+def theorem8_comparison(K_value: float | None, n: int, Q: int, C_0: float, C_c: float, K_var: float | None = None,
+                        kappa: float | None = None, k: float = K, mu: float = MU, s_var: float = 1.0,
+                        s_drift: float = 1.0) -> dict[str, Any]:
     """The certified floor against Theorem 8's (m = 1) with its terms scaled by (s_var, s_drift), from the sympy of
-    :mod:`fedbounds.theory.fednmap.stochastic`: ``floor_ratio``, ``room_36``, ``room_12100`` (inf: the other term
-    alone covers it), ``allowance`` (K_8), ``verdict``."""
+    :mod:`fedbounds.theory.fednmap.stochastic`: ``floor_ratio`` and ``verdict`` (the floor), ``allowance`` (K_8),
+    and, given the split K = K_var + kappa C_c, ``room_36`` and ``room_12100`` with their own verdicts."""
     from fedbounds.theory.core.evaluate import evaluate
     from fedbounds.theory.fednmap import stochastic as S
 
     p = point_steps(n, Q, k)
     v = {"L": L, "rho": RHO, "gamma": p["gamma"], "eta_hat": p["eta_hat"], "eta_a": p["eta_a"], "n": n, "Q": Q, "mu": mu,
-         "C_0": C_0, "sigma2": 1.0, "s_var": s_var, "s_drift": s_drift}
+         "C_0": C_0, "C_c": C_c, "sigma2": 1.0, "s_var": s_var, "s_drift": s_drift}
     out: dict[str, Any] = {"allowance": evaluate(S.round_noise_allowance, v), "K": K_value}
+    if K_var is not None and kappa is not None and K_var > 0 and kappa >= 0:
+        r36 = evaluate(S.room_variance, {**v, "K_var": K_var})
+        r121 = evaluate(S.room_drift, {**v, "kappa": kappa}) if kappa > 0 else math.inf  # n = 1: no correction noise
+        out.update(room_36=r36, room_12100=r121, verdict_36=_side(r36), verdict_12100=_side(r121))
     if K_value is None:
-        return {**out, "verdict": "unknown", "floor_ratio": None, "room_36": None, "room_12100": None}
+        return {**out, "verdict": "unknown", "floor_ratio": None}
     if math.isinf(K_value):
-        return {**out, "verdict": "no descent", "floor_ratio": math.inf, "room_36": 0.0, "room_12100": 0.0}
-    v["K_sigma"] = K_value
+        return {**out, "verdict": "no descent", "floor_ratio": math.inf}
+    ratio = evaluate(S.floor_ratio, {**v, "K_sigma": K_value})
+    return {**out, "floor_ratio": ratio, "verdict": "holds" if ratio <= 1.0 else "violated"}
 
-    def room(expr: Any) -> float:
-        r = evaluate(expr, v)
-        return math.inf if r < 0 else r  # the other term alone covers the certified floor
 
-    ratio = evaluate(S.floor_ratio, v)
-    return {**out, "floor_ratio": ratio, "room_36": room(S.room_variance), "room_12100": room(S.room_drift),
-            "verdict": "holds" if ratio <= 1.0 else "violated"}
+def _side(room: float) -> str:
+    return "holds" if room >= 1.0 else "violated"
+
+
+def split(rows: list[dict[str, Any]]) -> tuple[float | None, float | None, float | None]:
+    """K = K_var + kappa C_c from the certified rows of one (n, Q, C_0): the line through the two smallest C_c (where
+    K_var is not swamped by kappa C_c); returns (K_var, kappa, the largest relative deviation of the other certified
+    rows from that line: how linear K is in C_c). kappa below 1e-9 K is 0 (n = 1: no correction state)."""
+    pts = sorted((float(r["C_c"]), float(r["K"])) for r in rows if r["status"] == "certified")
+    if len(pts) < 2:
+        return None, None, None
+    (c1, k1), (c2, k2) = pts[0], pts[1]
+    kap = (k2 - k1) / (c2 - c1)
+    k_var = k1 - kap * c1
+    if abs(kap) < 1e-9 * max(k1, k2):
+        kap = 0.0
+    resid = max((abs(k_var + kap * c - k) / k for c, k in pts[2:]), default=0.0)
+    return k_var, kap, resid
 
 
 def _row(n: int, Q: int, C_0: float, C_c: float) -> dict[str, Any]:
     cert = round_noise(n, Q, C_0, C_c)
     value = cert.value if (cert.certified or cert.unbounded) else None
-    cmp = theorem8_comparison(value, n, Q, C_0)
-    return {"n": n, "Q": Q, "C_0": C_0, "C_c": C_c, "status": cert.status, "values": dict(cert.values),
-            "statuses": dict(cert.statuses), "gram_dim": cert.gram_dim, **cmp}
+    return {"n": n, "Q": Q, "C_0": C_0, "C_c": C_c, "status": cert.status, "K": value, "values": dict(cert.values),
+            "statuses": dict(cert.statuses), "gram_dim": cert.gram_dim}
 
 
 def grid() -> dict[str, Any]:
-    """The evidence: K*(C_0, C_c) and the Theorem 8 comparison over :data:`C0_GRID` x :data:`CC_GRID` per point."""
-    rows = [_row(n, Q, c0, cc) for n, Q in POINTS for c0 in C0_GRID for cc in CC_GRID]
+    """The evidence: K*(C_0, C_c) and the Theorem 8 comparison over :data:`C0_GRID` x :data:`CC_GRID` per point,
+    the split K = K_var + kappa C_c per (n, Q, C_0), and per (n, Q) the pair with the most room for both constants."""
+    rows, splits, best = [], [], []
+    for n, Q in POINTS:
+        cands = []
+        for c0 in C0_GRID:
+            rs = [_row(n, Q, c0, cc) for cc in CC_GRID]
+            k_var, kap, resid = split(rs)
+            splits.append({"n": n, "Q": Q, "C_0": c0, "K_var": k_var, "kappa": kap, "max_rel_residual": resid,
+                           "K_var_gamma_nQ_over_eta_hat2": None if k_var is None else
+                           k_var * point_steps(n, Q)["gamma"] * n * Q / point_steps(n, Q)["eta_hat"] ** 2})
+            for r in rs:
+                r.update(theorem8_comparison(r["K"], n, Q, c0, r["C_c"], k_var, kap))
+                rows.append(r)
+                if r.get("verdict") == "holds" and "room_36" in r:
+                    cands.append((min(r["room_36"], r["room_12100"]), r))
+        if cands:
+            m_room, r = max(cands, key=lambda t: t[0])
+            best.append({"n": n, "Q": Q, "C_0": r["C_0"], "C_c": r["C_c"], "min_room": m_room, "room_36": r["room_36"],
+                         "room_12100": r["room_12100"], "floor_ratio": r["floor_ratio"]})
     return {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "command": "python -m fedbounds.checks.fednmap.spep_checks --write",
             "point": {"L": L, "rho": RHO, "mu": MU, "k": K, "T": 1, "corrections": "free", "m": 1,
                       "d": "eta_hat/9", "d_c": "Theorem 8's exponent"},
             "steps": {f"{n},{Q}": point_steps(n, Q) for n, Q in POINTS},
-            "rows": rows}
+            "rows": rows, "splits": splits, "best": best}
 
 
 def _json_safe(x: Any) -> Any:
