@@ -18,22 +18,28 @@ with Theorem 8's floor at m = 1: the printed floor holds on this shape where
     K sigma^2 / e8 <= 36 sigma^2/(n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2),
 
 i.e. K <= K_8 = e8 (floor at m = 1)/sigma^2 (the per-round allowance; mu cancels but for the factor
-1/(1 + gamma mu C_0)). Each printed constant's *room* is the factor by which its term alone could be divided with
-the inequality still holding (the other term kept as printed): infinite when the other term alone covers the
-certified floor. A printed constant divided by twice its room makes the comparison fail (the negative control).
+1/(1 + gamma mu C_0)). Each printed constant gets its own verdict by charging it the part of K of its shape: the PEP
+measures K = K_var + kappa C_c (linear in C_c, checked), K_var of the shape eta_hat^2/(gamma n Q) (the sampling noise
+the 36-term pays for) and kappa C_c with kappa ~ (1 - 1/n)/Q (the correction state's noise; with C_c of order
+eta_hat eta_a^2 Q^2 L^2 it has the eta_a^2 Q L^2 shape the 12100-term pays for). The *room* of 36 is
+e8 (36-term)/K_var, of 12100 it is e8 (12100-term)/(kappa C_c): the factor by which that constant could be divided
+with its term still paying for its part. Both rooms >= 1 is sufficient for the floor. A printed constant divided by
+twice its room fails its part (the negative control). This attribution is ours (a remark, not the paper's proof).
 Every expression here is sympy, built from :mod:`fedbounds.theory.fednmap.formulas` (nothing retyped).
 """
 
 from __future__ import annotations
 
 import sympy as sp
-from fedbounds.theory.core.symbols import m, sigma2
+from fedbounds.theory.core.symbols import C_c, m, sigma2
 from fedbounds.theory.fednmap import formulas as core
 
 __all__ = [
     "K_sigma",
+    "K_var",
     "certified_floor",
     "floor_ratio",
+    "kappa",
     "room_drift",
     "room_variance",
     "round_noise_allowance",
@@ -54,10 +60,15 @@ round_noise_allowance = sp.simplify(core.theorem8_rate_exponent * floor_m1 / sig
 certified_floor = K_sigma * sigma2 / core.theorem8_rate_exponent
 #: [D] certified floor / printed floor (m = 1): <= 1 means the printed floor holds on the reconstructed shape
 floor_ratio = sp.simplify(certified_floor / floor_m1)
-#: [D] the factor by which the 36-term alone could be divided (the 12100-term kept): (36-term)/(certified - drift)
-room_variance = (variance_scale * core.theorem8_variance).subs(m, 1) / (certified_floor - drift_scale * core.theorem8_drift)
-#: [D] the factor by which the 12100-term alone could be divided (the 36-term kept)
-room_drift = (drift_scale * core.theorem8_drift) / (certified_floor - (variance_scale * core.theorem8_variance).subs(m, 1))
+#: the two parts of K measured by the PEP, K = K_var + kappa C_c: the part that does not move with C_c (the server
+#: step's sampling noise, shape eta_hat^2/(gamma n Q)) and the slope in C_c (the correction state's noise, about
+#: (1 - 1/n)/Q): measured, not assumed (two solves at two C_c; the evidence records the linearity)
+K_var = sp.Symbol("K_var", nonnegative=True)
+kappa = sp.Symbol("kappa", nonnegative=True)
+#: [D] the room of 36: the factor by which the 36-term could be divided and still pay for K_var (e8 * term >= K_var)
+room_variance = core.theorem8_rate_exponent * (variance_scale * core.theorem8_variance).subs(m, 1) / (K_var * sigma2)
+#: [D] the room of 12100: the factor by which the 12100-term could be divided and still pay for kappa C_c
+room_drift = core.theorem8_rate_exponent * drift_scale * core.theorem8_drift / (kappa * C_c * sigma2)
 
 PRINTED = {variance_scale: 1, drift_scale: 1}
 
