@@ -56,16 +56,21 @@ def fit_slope(xs: list[float], ys: list[float]) -> dict[str, Any]:
     return {"slope": float(coef[0]), "low": float(coef[0] - t * se), "high": float(coef[0] + t * se), "points": k}
 
 
-def table() -> dict[str, Any]:
-    rows = []
-    for Q in QS:
-        for n in NS:
+def table(write_partial: Path | None = None) -> dict[str, Any]:
+    """Rows by n (outer) and Q (inner); a Q series stops after a point that is not certified or took more than
+    :data:`CPU_CAP` CPU seconds. With ``write_partial``, the table so far is written there after every row."""
+    rows: list[dict[str, Any]] = []
+    stopped: set[int] = set()
+    for n in NS:
+        for Q in QS:
+            if Q in stopped:
+                continue
             t0 = time.process_time()
             rs = []
             for cc in CC_PAIR:
                 cert = round_noise(n, Q, C_0, cc, symmetric=n > 1)
                 rs.append({"C_c": cc, "K": cert.value if cert.certified else None, "status": cert.status,
-                           "gram_dim": cert.gram_dim,
+                           "values": dict(cert.values), "gram_dim": cert.gram_dim,
                            "blocks": cert.runs[0].options.get("blocks") if n > 1 else None})
             k_var, kap, _ = split([r for r in rs if r["K"] is not None])
             cpu = time.process_time() - t0
@@ -74,8 +79,14 @@ def table() -> dict[str, Any]:
                          "K_var_gamma_nQ_over_eta_hat2": None if k_var is None else k_var * p["gamma"] * n * Q / p["eta_hat"] ** 2,
                          "takeover_C_c": None if not (k_var and kap) else k_var / kap})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-            if cpu > CPU_CAP:
-                break
+            if cpu > CPU_CAP or k_var is None:
+                stopped.add(Q)
+            if write_partial is not None:
+                _write(write_partial, _summary(rows))
+    return _summary(rows)
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in rows if r["K_var"] is not None and r["K_var"] > 0]
     fits = []
     for Q in QS:
@@ -87,22 +98,27 @@ def table() -> dict[str, Any]:
     fits.append({"axis": "nQ", "series": "all", **fit_slope([r["n"] * r["Q"] for r in ok], [r["K_var"] for r in ok])})
     return {"command": "python -m fedbounds.checks.fednmap.spep_speedup --write", "C_0": C_0, "C_c_pair": list(CC_PAIR),
             "point": {"L": 1.0, "rho": 0.1, "k": 16.0, "m": 1, "T": 1, "corrections": "free"},
-            "rows": rows, "fits": fits, "empirical_nQ_slope": -0.9972412785391959}
+            "rows": rows, "fits": fits, "empirical_nQ_slope": -0.9972412785391959,
+            "empirical_source": "results/fednmap_speedup/slopes.csv (fednmap, nQ, all)"}
+
+
+def _write(target: Path, data: dict[str, Any]) -> None:
+    text = json.dumps(data, indent=1, sort_keys=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text + "\n")
+    os.replace(tmp, target)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep_speedup")
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (atomically)")
     args = ap.parse_args(argv)
-    text = json.dumps(table(), indent=1, sort_keys=True)
     if not args.write:
-        print(text)
+        print(json.dumps(table(), indent=1, sort_keys=True))
         return 0
     target = Path(TARGET)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, target)
+    _write(target, table(write_partial=target))
     print(f"wrote {target}")
     return 0
 
