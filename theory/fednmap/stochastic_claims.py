@@ -87,6 +87,16 @@ def _windows_text() -> str:
     return "; ".join(parts)
 
 
+def _row(n: int, Q: int, C_0: float, C_c: float) -> dict[str, Any]:
+    """The committed row at this point ({} when absent)."""
+    return next((r for r in grid()["rows"] if (r["n"], r["Q"], r["C_0"], r["C_c"]) == (n, Q, C_0, C_c)), {})
+
+
+def _room(n: int, Q: int, C_0: float, C_c: float, which: str) -> str:
+    r = _row(n, Q, C_0, C_c).get(f"room_{which}")
+    return "n/a" if r is None else f"x{_num(r):.3g}"
+
+
 def _prov(label: str, note: str = "") -> Provenance:
     return Provenance(FEDNMAP, label, f"{NOTE} §4.2, §5 (stochastic PEP)", note, "")
 
@@ -130,9 +140,11 @@ CONSTANT_36 = Claim(
     evidence=_EVIDENCE + ". " + _rooms_text() + ". Control: 36 divided by twice its room flips its verdict "
     "(tests/checks/fednmap/test_spep.py); a 2x error in 36 moves its pinned room 2x",
     evidence_kinds=("numeric",),
-    statement="at m = 1 the printed 36 pays for the sampling noise of one round with room of order 1e2 (loose: K_var ~ "
-    "0.3-0.5 eta_hat^2/(gamma n Q) against 8 eta_hat/(n Q)), shrinking linearly with the step; the 1/(nQ) of the term "
-    "is visible in the certified K_var",
+    statement="at m = 1 the printed 36 pays for the sampling noise of one round with room "
+    f"{_room(1, 1, 1.0, 1e-3, '36')} at (n, Q) = (1, 1), {_room(2, 1, 1.0, 1e-3, '36')} at (2, 1), "
+    f"{_room(2, 2, 1.0, 1e-3, '36')} at (2, 2) (C_0 = 1; loose: K_var = 0.517 eta_hat^2/(gamma n Q) at C_0 = 1 against "
+    "the 8 eta_hat/(n Q) the term allows, so the room shrinks linearly with the step); the 1/(nQ) of the term is exact "
+    "in the certified K_var (spep_speedup.json)",
 )
 
 CONSTANT_12100 = Claim(
@@ -147,8 +159,10 @@ CONSTANT_12100 = Claim(
     depends_on=("fednmap.theorem8",),
     evidence=_EVIDENCE + ". " + _rooms_text() + ". Control: 12100 divided by twice its room flips its verdict",
     evidence_kinds=("numeric",),
-    statement="the 12100-term pays for the correction state's noise when C_c is at most about 1e-1 at these steps (room "
-    "about 1.1 at C_c = 0.1, 1e3 at C_c = 1e-4, scaling as 1/C_c); at n = 1 there is no correction noise to pay for",
+    statement="the 12100-term pays for the correction state's noise kappa C_c when C_c is small enough: at (n, Q) = (2, 1), "
+    f"C_0 = 1 its room is {_room(2, 1, 1.0, 0.1, '12100')} at C_c = 0.1, {_room(2, 1, 1.0, 1e-3, '12100')} at 1e-3, "
+    f"{_room(2, 1, 1.0, 1e-5, '12100')} at 1e-5 (it scales as 1/C_c, so it is a window in C_c, not a property of 12100 "
+    "alone); at n = 1 there is no correction noise to pay for",
 )
 
 CLAIMS: tuple[Claim, ...] = (NOISE_WINDOWS, CONSTANT_36, CONSTANT_12100)
