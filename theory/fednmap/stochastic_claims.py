@@ -124,7 +124,9 @@ NOISE_WINDOWS = Claim(
     statement="E[L_1] <= L_0 - (eta_hat/9)||F_nor(z_0)||^2 - e8 C_c corr_err_0 + K* sigma^2 holds over the class with "
     "K* sigma^2/e8 <= Theorem 8's floor (m = 1) for C_0 and C_c in the windows of the evidence; at C_c = 1 the correction "
     "state's noise C_c (1 - 1/n)/Q exceeds the floor's allowance (floor ratio about 3 at n = 2): the deterministic "
-    "default C_c = 1 is incompatible with Theorem 8, C_c must be small (of order eta_hat eta_a^2 Q^2 L^2 or below)",
+    "default C_c = 1 is incompatible with Theorem 8; at these steps the admissible C_c end between 0.1 and 1 (grid "
+    "ends), and since the correction noise kappa C_c (kappa = (1 - 1/n)/Q, measured) must fit the 12100-term, the upper "
+    "end shrinks like eta_hat eta_a^2 Q^2 L^2 with the steps (derived from the split, not solved at other steps)",
 )
 
 CONSTANT_36 = Claim(
