@@ -120,6 +120,7 @@ def c0_window_summary() -> list[dict[str, Any]]:
     for w in window_evidence()["windows"]:
         lo, up = w["lower"], w["upper"]
         out.append({"n": w["n"], "Q": w["Q"], "C_c": w["C_c"], "lower": (lo["low"], lo["high"]), "upper": (up["low"], up["high"]),
+                    "resolution": w.get("resolution", f"{window_evidence()['meta'].get('window_tol')} (relative, bisection)"),
                     "unknown": len(lo["unknown"]) + len(up["unknown"])})
     return out
 
@@ -130,14 +131,18 @@ def c0_curve(n: int, Q: int) -> list[tuple[float, str, float | None, float | Non
             if (r["n"], r["Q"]) == (n, Q)]
 
 
-def c_c_spread() -> dict[str, Any]:
-    """How much the certified ratio at C_0 = 1 moves over the C_c scan (relative spread; None without data)."""
-    rows = [r for r in window_evidence()["C_c"] if r["status"] == "certified"]
-    if not rows:
-        return {"C_c": [], "rel_spread": None}
-    vals = [r["ratio"] for r in rows]
-    return {"C_c": sorted({r["C_c"] for r in rows}), "rel_spread": (max(vals) - min(vals)) / max(vals),
-            "points": sorted({(r["n"], r["Q"]) for r in rows}), "ratio_min": min(vals), "ratio_max": max(vals)}
+def c_c_spread(flat_max: float = 1.0) -> dict[str, Any]:
+    """How the certified ratio at C_0 = 1 moves with C_c: its relative spread over C_c <= ``flat_max`` (None without
+    data), and the rows above it (C_c, (n, Q), status, ratio) where it may grow."""
+    rows = window_evidence()["C_c"]
+    flat = [r for r in rows if r["status"] == "certified" and r["C_c"] <= flat_max]
+    above = [(r["C_c"], (r["n"], r["Q"]), r["status"], r["ratio"]) for r in rows if r["C_c"] > flat_max]
+    if not flat:
+        return {"C_c": [], "rel_spread": None, "above": above}
+    spread = max((max(v) - min(v)) / max(v) for v in (
+        [r["ratio"] for r in flat if (r["n"], r["Q"]) == pt] for pt in {(r["n"], r["Q"]) for r in flat}))
+    return {"C_c": sorted({r["C_c"] for r in flat}), "rel_spread": spread, "above": above,
+            "points": sorted({(r["n"], r["Q"]) for r in flat})}
 
 
 def stability_summary() -> dict[str, Any]:
@@ -227,14 +232,19 @@ def _window_sentence() -> str:
     for r in c0_window_summary():
         lo, up = r["lower"], r["upper"]
         parts.append(f"(n={r['n']}, Q={r['Q']}): smallest C_0 in ({_fmt(lo[0])}, {_fmt(lo[1])}], largest in "
-                     f"[{_fmt(up[0])}, {_fmt(up[1])})" + (f", {r['unknown']} undecided probe(s)" if r["unknown"] else ""))
+                     f"[{_fmt(up[0])}, {_fmt(up[1])})" + (f", {r['unknown']} undecided probe(s)" if r["unknown"] else "")
+                     + (" (ends bracketed by the scan's grid only)" if "scan" in r["resolution"] else ""))
     meta = w["meta"]
     curve = c0_curve(*POINT_SHOWN)
     shown = ", ".join(f"{c:g}: {_fmt(ratio)}" if st == "certified" else f"{c:g}: {st}" for c, st, ratio, _ in curve)
     cc = c_c_spread()
+    above = "; ".join(f"C_c = {c:g} at (n, Q) = {pt}: " + (f"{ratio:.4g}" if st == "certified" else st)
+                      for c, pt, st, ratio in cc["above"])
     cc_text = ("" if cc["rel_spread"] is None else
-               f" At C_0 = 1 the ratio moves by {cc['rel_spread']:.1e} (relative) over C_c in {cc['C_c']}: sigma = 0 does "
-               "not identify C_c (its role is the noise of the corrections, which deterministic rounds do not have).")
+               f" At C_0 = 1 the ratio moves by at most {cc['rel_spread']:.1e} (relative) over C_c in {cc['C_c']} at "
+               f"(n, Q) in {cc['points']}" + (f", and above: {above}" if above else "") + ". So sigma = 0 rounds bound C_c "
+               "from above at most and do not identify it (its role is the noise of the corrections, which deterministic "
+               "rounds do not have).")
     return (f"C_0 window of the descent with eta_hat/9 (T = {meta.get('T')}, {meta.get('initial_correction')} corrections, "
             f"steps {_fmt(meta.get('k'))} x printed, C_c = 1): " + "; ".join(parts) + ". The ratio w d over C_0 at "
             f"(n, Q) = {POINT_SHOWN}: {shown}; d*(C_0) = eta_hat/(9 w d) is published as that curve, so any 'eta_hat/9 "
