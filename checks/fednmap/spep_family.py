@@ -157,12 +157,12 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
 
 
 @register(C36, title="Stochastic PEP: the room of Theorem 8's 36 (sampling noise of one round, m = 1)",
-          label="Theorem 8", status="remark", family="fednmap.spep")
+          label="Theorem 8", status="remark", family="fednmap.spep", erratum=True, expect="holds")
 def check_constant_36(ctx: CheckContext) -> CheckResult:
     return _constant_check(ctx, C36, "36")
 
 
 @register(C12100, title="Stochastic PEP: the room of Theorem 8's 12100 (the correction state's noise, over C_c)",
-          label="Theorem 8", status="remark", family="fednmap.spep")
+          label="Theorem 8", status="remark", family="fednmap.spep", erratum=True, expect="holds")
 def check_constant_12100(ctx: CheckContext) -> CheckResult:
     return _constant_check(ctx, C12100, "12100")

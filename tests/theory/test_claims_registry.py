@@ -48,6 +48,8 @@ REQUIRED_FINDINGS = {
     "ds.spep.sigma2": ("ds.lemma5_2", "remark"),
     "ds.spep.G2": ("ds.lemma5_2", "remark"),
     "fednmap.pep.largest_step": ("fednmap.theorem5.conditions", "remark"),
+    "fednmap.spep.constant_36": ("fednmap.theorem8", "remark"),
+    "fednmap.spep.constant_12100": ("fednmap.theorem8", "remark"),
 }
 
 CLAIMS = registry.all_claims()
