@@ -65,9 +65,9 @@ def test_monotonicity_in_n_flags_the_biased_rows(monkeypatch):
     assert recovered.smallest_c0_monotonicity() == []
 
 
-@pytest.mark.skipif(not recovered.window_evidence()["recheck"], reason="recheck table not computed yet (see pep_window)")
 def test_recheck_is_monotone_in_n():
     rows = recovered.window_evidence()["recheck"]
+    assert rows
     for key in {(r["rho"], r["Q"], r["T"], r["k"], r["C_c"]) for r in rows}:
         one, two = (next(r for r in rows if (r["rho"], r["Q"], r["T"], r["k"], r["C_c"]) == key and r["n"] == n)
                     for n in (1, 2))
