@@ -11,7 +11,7 @@
 # ---
 
 # %% [markdown]
-# # FedNMap: the performance estimation problem of one round, and the recovered Lyapunov constants
+# # FedNMap: the performance estimation problem of one round, and what it says about the lost Lyapunov constants
 #
 # Paper: Huang, Pu, Johansson, arXiv 2602.03357 (v2). Our copy is **cut off in Section 4**: the Lyapunov function of
 # the analysis and its weights $\mathcal C_0$, $\mathcal C_c$ are lost (`docs/fednmap-reconstruction.md` §4.2, §9).
@@ -30,7 +30,7 @@
 # Contents: (1) the class, and the weakly convex prox written through a convex one; (2) the PEP of one round, written
 # by hand with PEPit and checked against the package's independent encoding; (3) $\psi$ alone is not a Lyapunov function;
 # (4) homogeneity: the value is linear in the budget; (5) the two-solver certificate, on a point of the committed grid;
-# (6) the recovered constants and steps; (7) what is and is not certified.
+# (6) the C_0 window, the smallest C_0 and the largest steps; (7) what is and is not certified.
 
 # %%
 # Parameters. The scoping point is chosen for a well-conditioned SDP; it is not Theorem 5's step (section 5 uses those).
@@ -57,6 +57,7 @@ from fedbounds.checks.fednmap.pep import descent_check, descent_coefficient, gra
 from fedbounds.checks.fednmap.pep_grid import descent_entry
 from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
 from fedbounds.theory.fednmap import pep_evidence as evidence
+from fedbounds.theory.fednmap import recovered
 from fedbounds.theory.registry import get_claim
 from PEPit import PEP, Point
 from PEPit.functions import ConvexFunction, SmoothFunction
@@ -360,13 +361,16 @@ else:
     print("no inconclusive row in DESCENT")
 
 # %% [markdown]
-# ## 6. The recovered constants
+# ## 6. What the PEP says about the lost constants
 #
 # Three tables of `pep_evidence`, printed as they are. **A row that is not `certified` shows its status and no number**
 # (its solver outputs are kept in the evidence file for diagnosis, never as evidence).
 #
 # * `DESCENT`: the ratio $w\,dT$ at $(\mathcal C_0,\mathcal C_c)=(1,1)$; the reconstructed descent needs $\le1$ (the slack is its inverse);
-# * `SMALLEST_C0`: for each grid point and $\mathcal C_c$, the smallest $\mathcal C_0$ the search certifies (`smallest_constants`);
+# * `SMALLEST_C0`: for each grid point and $\mathcal C_c$, the smallest $\mathcal C_0$ the search certifies (`smallest_constants`).
+#   It must be monotone in $n$ ($n=2$ contains every $n=1$ instance), and at some points of the committed table it is not: the
+#   search that wrote it counted an undecided probe as failing. The searches now use three-valued probes
+#   (`fedbounds.checks.core.threshold`) and report windows; the broken points are recomputed below;
 # * `STEPS`: the largest multiplier $k$ of Theorem 5's printed $(\hat\eta,\eta_a)$ at which some $(\mathcal C_0,\mathcal C_c)$ of
 #   `META["step_constants"]` certifies the descent (`largest_certified_step`; the search starts at $k=16$).
 
@@ -456,6 +460,14 @@ for C_c in sorted({r["C_c"] for r in evidence.SMALLEST_C0}):
     else:
         print(f"C_c = {C_c:g}: no certified point")
 
+# monotonicity in n: n = 2 contains every n = 1 instance (identical clients), so its smallest C_0 cannot be lower
+for b in recovered.smallest_c0_monotonicity():
+    print(f"NOT monotone at (Q, T, k, C_c) = ({b['Q']}, {b['T']}, {b['k']:g}, {b['C_c']:g}): n = 1 {b['C_0_n1']:.4f} > "
+          f"n = 2 {b['C_0_n2']:.4f}; the n = 1 entry is biased (an undecided probe was counted as failing)")
+for r in recovered.window_evidence()["recheck"]:
+    print(f"recomputed (three-valued search), n = {r['n']}, (Q, T, k, C_c) = ({r['Q']}, {r['T']}, {r['k']:g}, {r['C_c']:g}): "
+          f"smallest C_0 in ({r['C_0_low']}, {r['C_0']}], {len(r['unknown'])} undecided probe(s)")
+
 # %%
 step_cols = [
     ("rho", lambda r: f"{r['rho']:g}"), ("n", lambda r: str(r["n"])), ("Q", lambda r: str(r["Q"])), ("T", lambda r: str(r["T"])),
@@ -471,7 +483,13 @@ step_cert = [r for r in evidence.STEPS if r["status"] == "certified"]
 assert all(r["k"] is not None and r["value"] <= 1.0 + TOL for r in step_cert)
 if step_cert:
     print(f"\ncertified at {len(step_cert)}/{len(evidence.STEPS)} points; the smallest certified multiplier is "
-          f"k = {min(r['k'] for r in step_cert):g} (Theorem 5's steps are conservative by at least that factor there)")
+          f"k = {min(r['k'] for r in step_cert):g}")
+    ratios = [r["k"] * r["eta_hat_printed"] / r["gamma"] for r in step_cert]
+    print(f"as a multiple of gamma: eta_hat* = {min(ratios):.3f}..{max(ratios):.3f} gamma, just below the frozen shift's "
+          "stability limit 2 gamma (on f = 0 and a stiff quadratic phi a round multiplies z by about 1 - eta_hat/gamma). "
+          "k says where deterministic rounds stop contracting, not how conservative Theorem 5's 1/100 factors are: those "
+          "pay for the window, the noise and the drift, which no deterministic PEP with T <= 2 contains.")
+    assert all(1.5 < x < 2.0 for x in ratios)
 
 # %% [markdown]
 # ## 6b. Many clients, and a worst case turned back into an instance
@@ -516,10 +534,30 @@ assert rep.solver_status == "optimal" and rep.rel_error < 1e-5
 # * **Reconstructed**: the Lyapunov function's shape and the constants are *ours*. The paper's $\mathcal C_0$, $\mathcal C_c$ are lost
 #   with Section 4; a PEP-recovered constant is the smallest value certified at the grid's certified points, which is evidence
 #   for a candidate, not the paper's number, and not a proof between grid points (docs/fednmap-reconstruction.md §10).
-#   The claims that cite these tables: `fednmap.pep.lyapunov_constants` (status `reconstructed`: with
-#   $\mathcal C_0=\mathcal C_c=1$ the descent with $\hat\eta/9$ holds at every certified grid point, from the `DESCENT` table) and
-#   `fednmap.pep.largest_step` (a `remark` on Theorem 5: its printed step conditions are conservative by the certified
-#   multipliers of the `STEPS` table). `fedbounds claims --id <id>` prints their evidence.
+#   The claims that cite these tables: `fednmap.pep.lyapunov_constants` (status `reconstructed`: the descent with $\hat\eta/9$
+#   holds for $\mathcal C_0$ in a certified **window**, both ends published, and at $(\mathcal C_0,\mathcal C_c)=(1,1)$, a point inside
+#   it, at every certified grid point; any "loose by" factor is one point of the curve $d^*(\mathcal C_0)$; $\mathcal C_c$ is not
+#   identified by deterministic rounds) and `fednmap.pep.largest_step` (a `remark` on Theorem 5: the largest certified step is
+#   $\hat\eta^*\approx1.85\gamma$, the frozen shift's stability limit, not a measure of how conservative the printed factors
+#   are). `fedbounds claims --id <id>` prints their evidence.
+#
+# **The $\mathcal C_0$ window.** At $T=1$ from free corrections (the per-round form, which telescopes to every $T$), steps $16\times$
+# the printed ones, $\mathcal C_c=1$ (`python -m fedbounds.checks.fednmap.pep_window --write`, committed as
+# `theory/fednmap/pep_c0_window.json`): the ratio $w\,d$ over $\mathcal C_0$, and both ends of the window where it is $\le1$.
+
+# %%
+for w in recovered.c0_window_summary():
+    print(f"(n, Q) = ({w['n']}, {w['Q']}): smallest C_0 in ({w['lower'][0]:.4g}, {w['lower'][1]:.4g}], "
+          f"largest in [{w['upper'][0]:.4g}, {w['upper'][1]:.4g}); {w['unknown']} undecided probe(s)")
+    assert w["lower"][1] <= 1.0 <= w["upper"][0]
+    curve = recovered.c0_curve(w["n"], w["Q"])
+    print("   C_0: " + ", ".join(f"{c:g} -> " + (f"{ratio:.3f} (d* = eta_hat/{1 / d:.3g})" if st == "certified" and d
+                                                  else st) for c, st, ratio, d in curve))
+cc = recovered.c_c_spread()
+print(f"C_c in {cc['C_c']} at C_0 = 1: relative spread of the ratio {cc['rel_spread']:.1e} (C_c is not identified at sigma = 0)")
+for r in recovered.exponent_curve():
+    shown = f"x{r['ratio']:.3g}" if r["ratio"] is not None else r["status"]
+    print(f"Theorem 8 exponent, certified / printed at C_0 = {r['C_0']:g} (n={r['n']}, Q={r['Q']}, mu={r['mu']:g}): {shown}")
 
 # %%
 show("fednmap.pep.lyapunov_constants")

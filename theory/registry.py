@@ -59,7 +59,7 @@ def _catalogue() -> tuple[Claim, ...]:
     if _catalogue_cache:
         return _catalogue_cache[0]
     load_papers()
-    modules = [_optional(pkg, name) for name in ("claims", "errata") for pkg in PAPER_PACKAGES]
+    modules = [_optional(pkg, name) for name in ("claims", "stochastic_claims", "errata") for pkg in PAPER_PACKAGES]
     claims = tuple(c for mod in modules if mod is not None for c in mod.CLAIMS)
     seen: set[str] = set()
     for claim in claims:

@@ -27,9 +27,10 @@ Measure, :func:`lemma52_pep`
     would be missed by the equality normalisation; :func:`lemma52_margin_pep` checks the descent at a given
     Phi without it, with trace(Gram) <= 1, value 0 iff it holds.)
 
-Absorption threshold, :func:`largest_absorbed_gamma`
+Absorption threshold, :func:`largest_absorbed_gamma` and :func:`absorbed_gamma_window`
     Phi_PEP decreases as gamma_r grows (the class grows), so the largest gamma_r with Phi_PEP >= 1/4 is found
-    by bisection and compared with 1/(sqrt(10) B).
+    by bisection and compared with 1/(sqrt(10) B); an undecided probe narrows nothing (never counted as failing),
+    so the result is a window with both ends certified.
 
 Measured (closing report): with ``remainder=False`` (Xi dropped) and lambda > 0 the worst case is unbounded
 (SCS) / unsolved (Clarabel): grad f = grad F - lambda grad r is not controlled by grad F, so the G_r part of
@@ -60,10 +61,12 @@ from fedbounds.checks.core.pep import (
     check_nonnegative,
     check_positive,
 )
+from fedbounds.checks.core.threshold import Window
 
 __all__ = [
     "Certifier",
     "PhiResult",
+    "absorbed_gamma_window",
     "build_lemma52_pep",
     "largest_absorbed_gamma",
     "largest_phi",
@@ -253,6 +256,33 @@ def largest_phi(
     return PhiResult(eta, gamma_r, phi, tv["Phi"], tv["Phi_r"], cert)
 
 
+def absorbed_gamma_window(
+    L_f: float, L_r: float, lam: float, B: float, eta: float, N: int = 2, gamma_max: float = 4.0,
+    tol: float = 1e-3, remainder: bool = True, solvers: Sequence[str] = DEFAULT_SOLVERS,
+    rel_tol: float = DEFAULT_REL_TOL, certifier: Certifier | None = None,
+) -> tuple[Window, float]:
+    """Where the largest gamma_r in [0, gamma_max] with certified Phi_PEP >= Phi_paper (1/4) lies: a window.
+
+    A probe *meets* when Phi_PEP is certified >= 1/4, *fails* when it is certified < 1/4 (or the worst case is
+    unbounded), and is *unknown* otherwise; bisection on [0, gamma_max] to ``tol``
+    (:func:`fedbounds.checks.core.threshold.largest_meeting`). An unknown probe narrows nothing: the window's
+    ``low`` is the largest certified-meeting gamma_r, its ``high`` the smallest certified-failing one above it (None
+    when none was certified), and ``unknown`` lists the undecided probes. Returns the window and
+    1/(sqrt(10) B) from the theory layer.
+    """
+    from fedbounds.checks.core.threshold import FAILS, MEETS, UNKNOWN, largest_meeting
+
+    def probe(g: float) -> str:
+        res = largest_phi(L_f, L_r, lam, B, eta, g, N, "inexact", remainder, solvers, rel_tol, certifier)
+        if res.Phi is None:
+            return UNKNOWN
+        return MEETS if res.Phi >= res.Phi_paper else FAILS
+
+    thr = theory_values(L_f, L_r, lam, B, eta, 0.0)["gamma_absorb"]
+    window = largest_meeting(probe, 0.0, gamma_max, rel_tol=0.0, abs_tol=tol, bisect_from_start=True)
+    return window, thr
+
+
 def largest_absorbed_gamma(
     L_f: float, L_r: float, lam: float, B: float, eta: float, N: int = 2, gamma_max: float = 4.0,
     tol: float = 1e-3, remainder: bool = True, solvers: Sequence[str] = DEFAULT_SOLVERS,
@@ -260,30 +290,12 @@ def largest_absorbed_gamma(
 ) -> tuple[float | None, float, int]:
     """Largest gamma_r in [0, gamma_max] with certified Phi_PEP >= Phi_paper (1/4), by bisection to ``tol``.
 
-    Returns (gamma, 1/(sqrt(10) B) from the theory layer, number of solves); gamma None when even gamma_r = 0
-    fails, ``gamma_max`` when it never fails. A probe that is not certified counts as failing (conservative: the
-    result stays a certified lower bound on the threshold, but one inconclusive probe can stop it far below; measured:
-    1.70 instead of about 2.0 x 1/(sqrt(10) B) at eta = 1/(12 L_F), N = 2, where SCS stalls at ``optimal_inaccurate``).
+    Returns (gamma, 1/(sqrt(10) B) from the theory layer, number of solves): gamma is the lower end of
+    :func:`absorbed_gamma_window` (a certified lower bound on the threshold); None when gamma_r = 0 is not
+    certified, ``gamma_max`` when it never fails. An undecided probe is not counted as failing (it once stopped the
+    search at 1.70 instead of about 2.0 x 1/(sqrt(10) B) at eta = 1/(12 L_F), N = 2, where SCS stalls at
+    ``optimal_inaccurate``); use :func:`absorbed_gamma_window` for both ends and the undecided probes.
     ``certifier``: as in :func:`lemma52_pep` (e.g. one that retries SCS with other settings).
     """
-    solves = 0
-
-    def ok(g: float) -> bool:
-        nonlocal solves
-        solves += 1
-        res = largest_phi(L_f, L_r, lam, B, eta, g, N, "inexact", remainder, solvers, rel_tol, certifier)
-        return res.Phi is not None and res.Phi >= res.Phi_paper
-
-    thr = theory_values(L_f, L_r, lam, B, eta, 0.0)["gamma_absorb"]
-    if not ok(0.0):
-        return None, thr, solves
-    if ok(gamma_max):
-        return gamma_max, thr, solves
-    lo, hi = 0.0, gamma_max
-    while hi - lo > tol:
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo, thr, solves
+    window, thr = absorbed_gamma_window(L_f, L_r, lam, B, eta, N, gamma_max, tol, remainder, solvers, rel_tol, certifier)
+    return window.low, thr, len(window.probes)

@@ -16,8 +16,9 @@ number of the paper (Phi = 1/4, 1/(6 L_F), 1/(sqrt(10) B), the remainder Xi) com
   iff the descent with Phi = 1/4 holds, with no normalisation of grad F(x), so grad F(x) = 0 is covered); its slack
   is nan (a value-0 form has none).
 * ``ds.pep.absorption`` (remark on the absorption threshold, eq. (21)): at eta in the grid, the largest gamma_r with
-  certified Phi_PEP >= 1/4 (bisection, :func:`~fedbounds.checks.ds_fedproxgrad.pep.largest_absorbed_gamma`, each probe
-  with the SCS fallbacks; a probe still not certified counts as failing and is listed in ``uncertified_probes``)
+  certified Phi_PEP >= 1/4 (bisection, :func:`~fedbounds.checks.ds_fedproxgrad.pep.absorbed_gamma_window`, each probe
+  with the SCS fallbacks; a probe still not certified is undecided, narrows nothing, and is listed in
+  ``uncertified_probes``; the window's upper end is ``gamma_certified_high``)
   against the paper's 1/(sqrt(10) B). ``observed`` = the printed threshold, ``bound`` = the certified one, slack =
   certified / printed (the tightness). The status is decided by the certificate AT the printed threshold (Phi_PEP >=
   1/4 there; the class grows with gamma_r, so this covers every gamma_r below), so it is never ``holds`` unless that
@@ -58,8 +59,8 @@ from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.pep import Certificate, certificate_record, certify, pep_verdict
 from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.ds_fedproxgrad.pep import (
+    absorbed_gamma_window,
     build_lemma52_pep,
-    largest_absorbed_gamma,
     lemma52_margin_pep,
     theory_values,
 )
@@ -255,10 +256,13 @@ def _absorption_verdict(cid: str, ef: float, N: int, tol: float) -> tuple[Verdic
             uncertified.append(cert.summary())
         return cert
 
-    found, _, probes = largest_absorbed_gamma(CLASS["L_f"], CLASS["L_r"], CLASS["lam"], CLASS["B"], eta, N,
-                                              gamma_max=4.0 * thr, tol=tol * thr, certifier=certifier)
-    extra: dict[str, Any] = {"gamma_paper": thr, "gamma_certified": found, "gamma_proof_exact": tv["gamma_absorb_exact"],
-                             "bisection_probes": probes, "bisection_tol": tol * thr, "uncertified_probes": uncertified,
+    window, _ = absorbed_gamma_window(CLASS["L_f"], CLASS["L_r"], CLASS["lam"], CLASS["B"], eta, N,
+                                      gamma_max=4.0 * thr, tol=tol * thr, certifier=certifier)
+    found, probes = window.low, len(window.probes)
+    extra: dict[str, Any] = {"gamma_paper": thr, "gamma_certified": found, "gamma_certified_high": window.high,
+                             "gamma_proof_exact": tv["gamma_absorb_exact"], "bisection_probes": probes,
+                             "bisection_tol": tol * thr, "uncertified_probes": uncertified,
+                             "undecided_gammas": list(window.unknown),
                              "Phi_PEP_at_printed": at_printed.details["Phi_PEP"]}
     if found is not None:
         c2 = _point(ef, found / thr, N)[0]
@@ -287,7 +291,8 @@ def check_absorption(ctx: CheckContext) -> CheckResult:
             res.verdicts.append(v)
             if v.details["uncertified_probes"]:
                 res.notes.append(f"N = {N}, eta = {ef:g} x 1/(6 L_F): {len(v.details['uncertified_probes'])} bisection probe(s) not "
-                                 "certified (counted as failing): the certified threshold there is a lower bound only")
+                                 "certified (undecided: never counted as failing, they narrow nothing); the threshold lies in "
+                                 f"[{v.details['gamma_certified']}, {v.details['gamma_certified_high']}]")
             if found is not None and first is None:
                 first = (ef, N, found)
     ratios = [v.slack for v in res.verdicts if math.isfinite(v.slack)]

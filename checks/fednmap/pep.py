@@ -526,7 +526,9 @@ class ConstantsResult:
 
     ``C_0`` is None when no C_0 up to ``C_0_max`` meets the descent. ``certificate`` is the two-solver
     certificate at (C_0, C_c) (the search itself uses one solver); ``ratio`` = w d T there; ``solves`` counts
-    PEP solves, ``seconds`` their total time.
+    PEP solves, ``seconds`` their total time. The threshold lies in the window (``C_0_low``, ``C_0``]:
+    ``C_0_low`` is the largest probe below ``C_0`` the search solver *decided* fails (None: none did, e.g. every
+    smaller probe was undecided), ``unknown`` the probes it could not decide (never counted as failing).
     """
 
     C_c: float
@@ -535,6 +537,24 @@ class ConstantsResult:
     certificate: Certificate | None
     solves: int
     seconds: float
+    C_0_low: float | None = None
+    unknown: tuple[float, ...] = ()
+
+
+def _probe_outcome(cert: Certificate) -> str:
+    """A search probe's outcome (:mod:`fedbounds.checks.core.threshold`) from a certificate of the ratio w d T:
+    every solver optimal and agreeing, all values <= 1: meets; agreeing with all values > 1, or unbounded for
+    every solver: fails; anything else (an inaccurate or failed solve, a disagreement): unknown."""
+    from fedbounds.checks.core.threshold import FAILS, MEETS, UNKNOWN
+
+    if cert.unbounded:
+        return FAILS
+    if all(r.optimal for r in cert.runs) and cert.agree:
+        if all(r.dual <= 1.0 for r in cert.runs):
+            return MEETS
+        if all(r.dual > 1.0 for r in cert.runs):
+            return FAILS
+    return UNKNOWN
 
 
 def smallest_constants(
@@ -546,18 +566,22 @@ def smallest_constants(
 ) -> list[ConstantsResult]:
     """For each C_c in ``C_c_grid``, the smallest C_0 in [0, C_0_max] with w(C_0, C_c) d T <= 1.
 
-    Search: C_0 = 0, then the geometric grid C_0_min * grid_factor^k up to ``C_0_max``; the first grid value
-    that meets the descent is refined by bisection against the previous (failing) one, down to a relative
-    width ``C_0_tol``. A probe *meets* when every solver in ``search_solvers`` is ``optimal`` (after its one
-    retry), they agree, and the value is <= 1 (inaccurate answers proposed spurious points in trials). The proposal is then
-    certified by every solver in ``solvers``; if that certificate is not ``certified`` (solvers struggle at
-    the boundary, where the ratio is 1), C_0 is raised by factors (1 + C_0_tol) up to 4 times, then by
-    ``grid_factor`` up to 4 times, until a two-solver certificate with ratio <= 1 is found (else the last
-    certificate is returned, and its status says it is not evidence). The set of meeting C_0 need not be an
-    interval (measured: the worst case is finite only between thresholds, C_0 >= 1/(gamma L) being unbounded at
-    the scoping point); the result is the smallest *probed* one. It is a
-    *reconstructed* constant (the smallest the PEP certifies at this grid point), not the paper's.
+    Search (:func:`fedbounds.checks.core.threshold.smallest_meeting`): C_0 = 0, then the geometric grid
+    C_0_min * grid_factor^k up to ``C_0_max``; the first grid value that *meets* is refined by bisection against
+    the largest one *decided* to fail below it, down to a relative width ``C_0_tol``. A probe meets when every
+    solver in ``search_solvers`` is ``optimal`` (after its one retry), they agree, and the value is <= 1; it fails
+    when they agree on a value > 1 or all find the worst case unbounded; anything else is *unknown*, which narrows
+    nothing (an unknown probe counted as failing pushed the committed n = 1 thresholds above the n = 2 ones, which
+    contain them). The proposal is then certified by every solver in ``solvers``; if that certificate is not
+    ``certified`` (solvers struggle at the boundary, where the ratio is 1), C_0 is raised by factors (1 + C_0_tol)
+    up to 4 times, then by ``grid_factor`` up to 4 times, until a two-solver certificate with ratio <= 1 is found
+    (else the last certificate is returned, and its status says it is not evidence). The set of meeting C_0 need
+    not be an interval (measured: the worst case is finite only between thresholds, C_0 >= 1/(gamma L) being
+    unbounded at the scoping point); the result is the smallest *probed* one. It is a *reconstructed* constant
+    (the smallest the PEP certifies at this grid point), not the paper's.
     """
+    from fedbounds.checks.core.threshold import smallest_meeting
+
     _positive("C_0_max", C_0_max)
     _positive("C_0_tol", C_0_tol)
     out = []
@@ -570,31 +594,17 @@ def smallest_constants(
             return descent_check(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, descent_coef, variant, measure,
                                  initial_correction, solvers=who, rel_tol=rel_tol)
 
-        def meets(C_0: float) -> bool:
-            c = cert_at(C_0, search_solvers)
-            return bool(all(r.optimal for r in c.runs) and c.agree and all(r.dual <= 1.0 for r in c.runs))
-
         grid = [0.0]
         c0 = C_0_min
         while c0 <= C_0_max * (1 + 1e-12):
             grid.append(c0)
             c0 *= grid_factor
-        lo, hi = None, None
-        for c0 in grid:
-            if meets(c0):
-                hi = c0
-                break
-            lo = c0
+        window = smallest_meeting(lambda C_0: _probe_outcome(cert_at(C_0, search_solvers)), grid, rel_tol=C_0_tol)
+        hi = window.high
         if hi is None:
-            out.append(ConstantsResult(float(C_c), None, None, None, solves, time.perf_counter() - t0))
+            out.append(ConstantsResult(float(C_c), None, None, None, solves, time.perf_counter() - t0, window.low,
+                                       window.unknown))
             continue
-        if lo is not None:
-            while hi - lo > C_0_tol * hi:
-                mid = 0.5 * (lo + hi)
-                if meets(mid):
-                    hi = mid
-                else:
-                    lo = mid
         cert = cert_at(hi, solvers)
         steps = [1 + C_0_tol] * 4 + [grid_factor] * 4  # small bumps, then up the probe grid's ratio
         for factor in steps:
@@ -602,7 +612,8 @@ def smallest_constants(
                 break
             hi *= factor
             cert = cert_at(hi, solvers)
-        out.append(ConstantsResult(float(C_c), hi, cert.value, cert, solves, time.perf_counter() - t0))
+        out.append(ConstantsResult(float(C_c), hi, cert.value, cert, solves, time.perf_counter() - t0, window.low,
+                                   window.unknown))
     return out
 
 
@@ -611,8 +622,10 @@ class StepResult:
     """The largest multiplier k (bisection, relative width ``tol``) such that at eta_hat = k eta_hat_ref,
     eta_a = k eta_a_ref (eta_s fixed), some (C_0, C_c) of the grid meets w d(k) T <= 1; d(k) = k d_ref.
 
-    ``k`` is None when even the smallest probed multiplier fails. ``C_0``, ``C_c``: the pair that certified
-    it; ``certificate``: its two-solver certificate.
+    ``k`` is None when even the smallest probed multiplier is not certified. ``C_0``, ``C_c``: the pair that
+    certified it; ``certificate``: its two-solver certificate. The largest multiplier lies in the window
+    [``k``, ``k_high``): ``k_high`` is the smallest probe above ``k`` at which every pair was *decided* to fail
+    (None: none was); ``unknown``: the probes the search solver could not decide (never counted as failing).
     """
 
     k: float | None
@@ -621,6 +634,8 @@ class StepResult:
     certificate: Certificate | None
     solves: int
     seconds: float
+    k_high: float | None = None
+    unknown: tuple[float, ...] = ()
 
 
 def largest_certified_step(
@@ -633,48 +648,42 @@ def largest_certified_step(
     """Scale eta_a (and so eta_hat = eta_s eta_a Q and d = eta_hat/9) by k; find the largest certified k.
 
     ``eta_a_ref`` and ``descent_coef_ref`` are the values at k = 1 (e.g. Theorem 5's printed bounds and
-    their eta_hat/9, evaluated by the theory layer). A multiplier k is *certified* when some (C_0, C_c) in the
-    grids gives w d(k) T <= 1 (during the search: every one of ``search_solvers`` optimal with a value <= 1;
-    the final point is certified by every solver in ``solvers``, see ``certificate.status``).
-    The search doubles k from ``k_start`` up to ``k_max``, then bisects; it assumes the certified set is
-    [0, k*]. (Start above 1 where the SDPs at the printed steps are too ill-conditioned to solve.)
+    their eta_hat/9, evaluated by the theory layer). A multiplier k *meets* when some (C_0, C_c) in the grids
+    gives w d(k) T <= 1 (every one of ``search_solvers`` optimal with a value <= 1), *fails* when every pair is
+    decided to fail (values > 1 or unbounded), and is *unknown* otherwise; unknown multipliers narrow nothing
+    (:func:`fedbounds.checks.core.threshold.largest_meeting`). The search doubles k from ``k_start`` up to
+    ``k_max``, then bisects between the largest meeting and the smallest failing multiplier; it assumes the
+    certified set is [0, k*]. The final point is certified by every solver in ``solvers`` (see
+    ``certificate.status``). (Start above 1 where the SDPs at the printed steps are too ill-conditioned to solve.)
     """
-    solves, t0 = 0, time.perf_counter()
+    from fedbounds.checks.core.threshold import FAILS, MEETS, UNKNOWN, largest_meeting
 
-    def ok(k: float) -> tuple[float, float] | None:
+    solves, t0 = 0, time.perf_counter()
+    found: dict[float, tuple[float, float]] = {}
+
+    def probe(k: float) -> str:
         nonlocal solves
+        undecided = False
         for C_c in C_c_grid:
             for C_0 in C_0_grid:
                 solves += 1
                 cert = descent_check(L, rho, gamma, k * eta_a_ref, eta_s, n, Q, T, C_0, C_c, k * descent_coef_ref,
                                      variant, measure, solvers=search_solvers, rel_tol=rel_tol)
-                if all(r.optimal for r in cert.runs) and cert.agree and all(r.dual <= 1.0 for r in cert.runs):
-                    return float(C_0), float(C_c)
-        return None
+                out = _probe_outcome(cert)
+                if out == MEETS:
+                    found[k] = (float(C_0), float(C_c))
+                    return MEETS
+                undecided = undecided or out == UNKNOWN
+        return UNKNOWN if undecided else FAILS
 
-    best = ok(k_start)
-    if best is None:
-        return StepResult(None, None, None, None, solves, time.perf_counter() - t0)
-    lo, hi = k_start, None
-    k = 2.0 * k_start
-    while k <= k_max:
-        got = ok(k)
-        if got is None:
-            hi = k
-            break
-        lo, best = k, got
-        k *= 2
-    if hi is not None:
-        while hi - lo > tol * lo:
-            mid = 0.5 * (lo + hi)
-            got = ok(mid)
-            if got is None:
-                hi = mid
-            else:
-                lo, best = mid, got
+    window = largest_meeting(probe, k_start, k_max, factor=2.0, rel_tol=tol)
+    if window.low is None:
+        return StepResult(None, None, None, None, solves, time.perf_counter() - t0, None, window.unknown)
+    lo = window.low
+    best = found[lo]
     cert = descent_check(L, rho, gamma, lo * eta_a_ref, eta_s, n, Q, T, best[0], best[1], lo * descent_coef_ref,
                          variant, measure, solvers=solvers, rel_tol=rel_tol)
-    return StepResult(lo, best[0], best[1], cert, solves + 1, time.perf_counter() - t0)
+    return StepResult(lo, best[0], best[1], cert, solves + 1, time.perf_counter() - t0, window.high, window.unknown)
 
 
 # --------------------------------------------------------------------------------------------------------------

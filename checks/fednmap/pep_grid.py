@@ -12,10 +12,12 @@ gamma, steps eta_a = k eta_a^max, eta_s = Theorem 5's, so eta_hat = k eta_hat^ma
 * ``DESCENT``: the descent certificate (measure (a) of :mod:`fedbounds.checks.fednmap.pep`, ratio w d T <= 1 with
   d = eta_hat/9) at the reference constants (C_0, C_c) = :data:`REFERENCE`, for each (n, Q, T, k).
 * ``SMALLEST_C0``: for each (n, Q, T, k) and C_c, the smallest C_0 the search certifies
-  (:func:`~fedbounds.checks.fednmap.pep.smallest_constants`); entries whose final two-solver certificate is not
-  ``certified`` are kept with their status, and are not evidence.
+  (:func:`~fedbounds.checks.fednmap.pep.smallest_constants`), with the window's lower end ``C_0_low`` and the
+  undecided probes ``unknown`` (rows written before the three-valued search have neither); entries whose final
+  two-solver certificate is not ``certified`` are kept with their status, and are not evidence.
 * ``STEPS``: for each (rho, n, Q, T), the largest multiplier k of Theorem 5's printed (eta_hat, eta_a) at which some
-  (C_0, C_c) of :data:`STEP_CONSTANTS` certifies the descent (:func:`~fedbounds.checks.fednmap.pep.largest_certified_step`).
+  (C_0, C_c) of :data:`STEP_CONSTANTS` certifies the descent (:func:`~fedbounds.checks.fednmap.pep.largest_certified_step`),
+  with the window's upper end ``k_high`` and the undecided probes ``unknown``.
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ def _constants_rows(rho: float, n: int, Q: int, T: int, k: float) -> list[dict[s
     p = _point(rho, n, Q, T, k)
     res = smallest_constants(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, T, p["descent_coef"], C_C_GRID,
                              C_0_min=1.0 / 64)
-    return [{**p, "C_c": r.C_c, "C_0": r.C_0, "solves": r.solves, **certificate_entry(r.certificate)} for r in res]
+    return [{**p, "C_c": r.C_c, "C_0": r.C_0, "C_0_low": r.C_0_low, "unknown": list(r.unknown), "solves": r.solves,
+             **certificate_entry(r.certificate)} for r in res]
 
 
 def _step_row(rho: float, n: int, Q: int, T: int) -> dict[str, Any]:
@@ -103,7 +106,8 @@ def _step_row(rho: float, n: int, Q: int, T: int) -> dict[str, Any]:
     r = largest_certified_step(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, T, p["descent_coef"], C_0s, C_cs,
                                k_start=16.0, k_max=4096.0)
     return {"L": L, "rho": rho, "n": n, "Q": Q, "T": T, "gamma": p["gamma"], "eta_hat_printed": p["eta_hat"],
-            "eta_a_printed": p["eta_a"], "k": r.k, "C_0": r.C_0, "C_c": r.C_c, "solves": r.solves,
+            "eta_a_printed": p["eta_a"], "k": r.k, "k_high": r.k_high, "unknown": list(r.unknown), "C_0": r.C_0,
+            "C_c": r.C_c, "solves": r.solves,
             **certificate_entry(r.certificate)}
 
 

@@ -45,7 +45,11 @@ REQUIRED_FINDINGS = {
     "erratum.ds_lemma_a1_unused": ("ds.lemma_a1", "remark"),
     "ds.pep.lemma5_2": ("ds.lemma5_2", "remark"),
     "ds.pep.absorption": ("ds.absorption", "remark"),
+    "ds.spep.sigma2": ("ds.lemma5_2", "remark"),
+    "ds.spep.G2": ("ds.lemma5_2", "remark"),
     "fednmap.pep.largest_step": ("fednmap.theorem5.conditions", "remark"),
+    "fednmap.spep.constant_36": ("fednmap.theorem8", "remark"),
+    "fednmap.spep.constant_12100": ("fednmap.theorem8", "remark"),
 }
 
 CLAIMS = registry.all_claims()

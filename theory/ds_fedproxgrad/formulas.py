@@ -134,3 +134,9 @@ descent_before_16 = (-eta + eta / 4 + sp.Rational(3, 2) * L_F * eta**2) * g2 + (
 
 #: [A] Corollary (ii) schedule: the constant step eta = c/sqrt(R) over a horizon of R rounds
 schedule_sqrt_horizon = c / sp.sqrt(R)
+
+#: [INF] the sigma^2 and G^2 coefficients of the printed remainder (22) (C_e K_e^2 = G^2 + 2 B^2 lambda^2 G_r^2):
+#: (3/2) L_F eta^2 and eta (1 + 3 L_F eta/2) gamma_r^2; and the sigma^2 coefficient of the tighter (19), L_F eta^2/2
+Xi_sigma2_coefficient = sp.diff(Xi, sigma2)
+Xi_G2_coefficient = sp.simplify(sp.expand(Xi).coeff(G, 2))
+Xi_tight_sigma2_coefficient = sp.diff(Xi_tight, sigma2)

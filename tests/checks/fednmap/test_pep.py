@@ -219,7 +219,7 @@ def test_pl_contraction_beats_theorem8_and_its_control_fails():
     cert = pl_contraction_pep(1.0, 0.1, st["gamma"], k * st["eta_a"], st["eta_s"], n=1, Q=1, mu=mu, C_0=C_0, C_c=1.0)
     assert cert.certified and cert.value < 0
     exponent = theorem8_exponent(k * st["eta_hat"], mu, st["gamma"], C_0)
-    # claim: q - 1 <= -exponent; measured tightness about 7.4, so a bound 8x the exponent must fail
+    # claim: q - 1 <= -exponent; measured room about 7.4 at this C_0 (it moves with C_0), so a bound 8x must fail
     assert verdict(cert, -exponent) == "holds"
     assert verdict(cert, -8 * exponent) == "violated"
 
