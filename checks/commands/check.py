@@ -46,14 +46,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from fedbounds.checks.core.table import add_width_option
 
     add_width_option(parser)
-    parser.add_argument("--jobs", default=1, type=jobs_arg, metavar="N",
-                        help="run the claims in N worker processes ('auto': one per core; default 1); the report is the same")
+    parser.add_argument("--jobs", default="auto", type=jobs_arg, metavar="N",
+                        help=f"run the claims in N worker processes (default 'auto': one per core, at most {MAX_AUTO_JOBS}; "
+                             "1: in this process); the report is the same")
+
+
+#: ``--jobs auto`` uses at most this many workers: each pays the imports (a few CPU-seconds), and the longest claim
+#: bounds the wall time whatever the count
+MAX_AUTO_JOBS = 4
 
 
 def jobs_arg(text: str) -> int:
-    """``--jobs``: a positive integer, or ``auto`` (the cores this process may use)."""
+    """``--jobs``: a positive integer, or ``auto`` (the cores this process may use, at most :data:`MAX_AUTO_JOBS`)."""
     if text.strip().lower() == "auto":
-        return available_cores()
+        return min(available_cores(), MAX_AUTO_JOBS)
     try:
         n = int(text)
     except ValueError:

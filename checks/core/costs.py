@@ -16,33 +16,39 @@ __all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estima
 
 # -- written by benchmarks/bench_quick_check.py --write (do not edit by hand) --------------------------------------
 #: where and how the table was measured
-MEASURED = '2026-12-02, --jobs 1 on 2 cores, load 15.2: 625 s wall, 122 s CPU'
+MEASURED = '2026-12-02, --jobs 1 on 2 cores, load 0.7: 98 s wall, 99 s CPU'
 #: the command's own cost besides the claims (imports, report, plots), CPU seconds
-OVERHEAD_CPU_S = 9.8
+OVERHEAD_CPU_S = 8.6
 #: CPU seconds per claim in the quick profile
 QUICK_CPU_S: dict[str, float] = {
-    'fednmap.theorem8': 13.1,
-    'fednmap.theorem8.floor': 12.5,
-    'fednmap.theorem5.rate': 9.8,
-    'fednmap.nat_nor_relation': 1.7,
-    'fednmap.lyapunov': 5.2,
-    'fednmap.theorem8.complexity': 5.5,
+    'fednmap.theorem8': 12.6,
+    'fednmap.theorem8.floor': 6.3,
+    'fednmap.theorem5.rate': 8.2,
+    'fednmap.nat_nor_relation': 1.4,
+    'fednmap.lyapunov': 2.5,
+    'fednmap.theorem8.complexity': 4.0,
     'fednmap.theorem5.conditions': 0.9,
-    'fednmap.pep.lyapunov_constants': 8.9,
-    'fednmap.pep.largest_step': 0.3,
-    'fednmap.pep.theorem8_exponent': 0.8,
-    'ds.lemma5_2': 5.1,
-    'ds.lemma5_1': 3.8,
-    'ds.theorem5_3': 6.7,
-    'ds.corollary_ii': 8.9,
-    'ds.constant_step_floor': 6.4,
+    'fednmap.pep.lyapunov_constants': 10.1,
+    'fednmap.pep.largest_step': 0.4,
+    'fednmap.pep.theorem8_exponent': 0.7,
+    'fednmap.theorem8.complexity_inside': 0.4,
+    'fednmap.spep.lyapunov_windows': 2.1,
+    'fednmap.spep.constant_36': 0.1,
+    'fednmap.spep.constant_12100': 0.1,
+    'ds.lemma5_2': 1.9,
+    'ds.lemma5_1': 2.7,
+    'ds.theorem5_3': 5.7,
+    'ds.corollary_ii': 6.6,
+    'ds.constant_step_floor': 4.6,
     'erratum.ds_phi_prefix': 0.1,
-    'erratum.constant_gamma_floor': 1.9,
-    'erratum.ds_inexactness_gradient_step': 0.5,
-    'ds.assumption.small_step': 0.8,
-    'ds.pep.lemma5_2': 1.5,
-    'ds.pep.absorption': 10.1,
-    'ds.corollary_decaying': 7.4,
+    'erratum.constant_gamma_floor': 1.5,
+    'erratum.ds_inexactness_gradient_step': 0.3,
+    'ds.assumption.small_step': 0.6,
+    'ds.pep.lemma5_2': 1.2,
+    'ds.pep.absorption': 9.0,
+    'ds.corollary_decaying': 3.9,
+    'ds.spep.sigma2': 1.0,
+    'ds.spep.G2': 1.1,
 }
 # -- end of the written part -----------------------------------------------------------------------------------------
 
@@ -119,4 +125,5 @@ def figure() -> str:
     if not QUICK_CPU_S:
         return "not measured yet: python benchmarks/bench_quick_check.py --write"
     one, two = (estimate(list(QUICK_CPU_S), "quick", j).wall_s for j in (1, 2))
-    return f"about {_round(two)} s on 2 cores with --jobs 2, {_round(one)} s in one process; measured by benchmarks/bench_quick_check.py"
+    return (f"about {_round(two)} s on 2 cores (the default --jobs auto), {_round(one)} s with --jobs 1; measured by "
+            "benchmarks/bench_quick_check.py")

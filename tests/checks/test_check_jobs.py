@@ -54,7 +54,7 @@ def test_bad_jobs_is_one_line_exit_2(value: str, capsys: pytest.CaptureFixture[s
 
 
 def test_jobs_auto_is_the_cores() -> None:
-    assert check.jobs_arg("auto") == check.available_cores() >= 1
+    assert check.jobs_arg("auto") == min(check.available_cores(), check.MAX_AUTO_JOBS) >= 1
     assert check.jobs_arg("3") == 3
 
 
