@@ -98,7 +98,7 @@ def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True, 
             bar.update(1)
 
     try:
-        if jobs > 1 and len(specs) > 1:
+        if jobs > 1 and len(specs) > 1 and all(map(_portable, specs)):
             return _run_parallel(specs, ctx_kwargs, min(jobs, len(specs)), done)
         pairs: list[tuple[CheckSpec, CheckResult]] = []
         with _one_blas_thread():
@@ -146,6 +146,15 @@ class _one_blas_thread:
     def __exit__(self, *exc: object) -> None:
         if self._limits is not None:
             self._limits.restore_original_limits()
+
+
+def _portable(spec: CheckSpec) -> bool:
+    """Whether a worker process registers ``spec`` too: a check of one of the paper packages (its modules register it
+    on import). A check registered by hand in this process (the Python API, a test) runs here, serially."""
+    from fedbounds.checks.registry import PAPER_PACKAGES
+
+    module = getattr(spec.func, "__module__", "") or ""
+    return any(module == p or module.startswith(p + ".") for p in PAPER_PACKAGES)
 
 
 def _worker_init(papers: list[str]) -> None:

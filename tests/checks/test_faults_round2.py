@@ -385,7 +385,7 @@ def _interrupt_pep_check(tmp_path: Path, delay: float, limit: float) -> tuple[in
     # the full profile's FedNMap PEP family runs for minutes, so any delay past the imports lands inside the solves
     # (Clarabel's and SCS's; SCS installs its own SIGINT handler while it runs)
     out = tmp_path / "rep"
-    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "check", "--claim", "fednmap.pep", "--profile", "full"]
+    cmd = [sys.executable, "-m", "fedbounds.checks.cli", "check", "--claim", "fednmap.pep", "--profile", "full", "--jobs", "1"]
     cmd += ["--out", str(out), "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
