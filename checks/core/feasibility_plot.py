@@ -196,9 +196,14 @@ def draw_region(
     ax.set_title(f"{result.title}\n{others}", fontsize=9)
     ax.legend(handles=handles, fontsize=8, loc="upper right")
     fig.tight_layout()
+    # staged beside the target and renamed over it: on a full disk the previous plot stays whole
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, format=out.suffix[1:].lower(), dpi=110)
+        fig.savefig(tmp, format=out.suffix[1:].lower(), dpi=110)
+        os.replace(tmp, out)
     except OSError as exc:
-        raise ValueError(f"--plot {str(path)!r} cannot be written: {exc.strerror or exc}") from None
+        raise ValueError(f"--plot {str(path)!r} cannot be written: {exc.strerror or exc}; any previous plot is kept") from None
+    finally:
+        tmp.unlink(missing_ok=True)
     return out, why

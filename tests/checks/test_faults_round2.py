@@ -526,3 +526,25 @@ def test_ctrl_c_while_the_pool_starts_is_one_line(delay: float, tmp_path: Path) 
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert _one_line(err) == "fedbounds: interrupted"
+
+
+def test_a_failed_plot_keeps_the_previous_plot_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from matplotlib.figure import Figure
+
+    plot = tmp_path / "region.png"
+    argv = ["feasible", "fednmap", "--L", "1", "--rho", "0.1", "--n", "10", "--Q", "5", "--plot", str(plot)]
+    assert main(argv) == 0
+    before = plot.read_bytes()
+    real = Figure.savefig
+
+    def full_disk(self: Figure, fname: object, *a: object, **k: object) -> None:
+        real(self, fname, *a, **k)
+        Path(str(fname)).write_bytes(b"\x89PNG truncated")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", full_disk)
+    assert main(argv) == 2
+    assert "previous plot is kept" in _one_line(capsys.readouterr().err)
+    assert plot.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["region.png"]
