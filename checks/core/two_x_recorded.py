@@ -50,6 +50,18 @@ RECORDED = {'ds.assumption.small_step': {'catcher': 'd',
                      'why': 'worst slack x2.25 >= 2 over what the quick profile searched: a 2x tighter bound still '
                             'holds there (loose)',
                      'worst_slack': 2.2543931782407673},
+ 'ds.spep.G2': {'catcher': 'd',
+                'computed': True,
+                'profile': 'quick',
+                'why': 'worst slack x3.15 >= 2 over what the quick profile searched: a 2x tighter bound still holds '
+                       'there (loose)',
+                'worst_slack': 3.150081824765518},
+ 'ds.spep.sigma2': {'catcher': 'd',
+                    'computed': True,
+                    'profile': 'quick',
+                    'why': 'worst slack x2.8 >= 2 over what the quick profile searched: a 2x tighter bound still '
+                           'holds there (loose)',
+                    'worst_slack': 2.7999998288051806},
  'ds.theorem5_3': {'catcher': 'd',
                    'computed': True,
                    'profile': 'quick',
@@ -102,6 +114,28 @@ RECORDED = {'ds.assumption.small_step': {'catcher': 'd',
                                    'why': 'worst slack x7.45 >= 2 over what the quick profile searched: a 2x tighter '
                                           'bound still holds there (loose)',
                                    'worst_slack': 7.4487714826794},
+ 'fednmap.spep.constant_12100': {'catcher': 'd',
+                                 'computed': True,
+                                 'profile': 'quick',
+                                 'why': 'worst slack x122 >= 2 over what the quick profile searched: a 2x tighter '
+                                        'bound still holds there (loose); the measured room is pinned by '
+                                        'test_theorem8_constants_rooms_are_pinned (a 2x change of 12100 is caught as '
+                                        'evidence drift, not by the verdict)',
+                                 'worst_slack': 121.54198067072302},
+ 'fednmap.spep.constant_36': {'catcher': 'd',
+                              'computed': True,
+                              'profile': 'quick',
+                              'why': 'worst slack x98.3 >= 2 over what the quick profile searched: a 2x tighter '
+                                     'bound still holds there (loose); the measured room is pinned by '
+                                     'test_theorem8_constants_rooms_are_pinned (a 2x change of 36 is caught as '
+                                     'evidence drift, not by the verdict)',
+                              'worst_slack': 98.33121455329386},
+ 'fednmap.spep.lyapunov_windows': {'catcher': 'd',
+                                   'computed': True,
+                                   'profile': 'quick',
+                                   'why': 'worst slack x105 >= 2 over what the quick profile searched: a 2x tighter '
+                                          'bound still holds there (loose)',
+                                   'worst_slack': 105.48495301293161},
  'fednmap.theorem5.conditions': {'catcher': 'd',
                                  'computed': True,
                                  'profile': 'quick',
@@ -125,6 +159,14 @@ RECORDED = {'ds.assumption.small_step': {'catcher': 'd',
                                  'why': "worst slack x0.988 < 2: a bound 2x tighter is violated on the check's own "
                                         'experiment (quick profile)',
                                  'worst_slack': 0.9884989240878023},
+ 'fednmap.theorem8.complexity_inside': {'catcher': 'd',
+                                        'computed': False,
+                                        'profile': 'quick',
+                                        'why': 'the verdict is a slope (rounds ~ 1/(nQ)): a 2x error in a printed '
+                                               'constant rescales every step alike and leaves it unchanged; the '
+                                               "steps are checked against the theory's bounds by "
+                                               'tests/checks/fednmap/test_inside_steps.py',
+                                        'worst_slack': 1.0000164734679882},
  'fednmap.theorem8.floor': {'catcher': 'd',
                             'computed': True,
                             'profile': 'quick',

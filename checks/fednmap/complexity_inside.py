@@ -44,7 +44,9 @@ def inside_rounds(n: int, Q: int, *, correction: bool = True, zeta: float = ZETA
     st = inside_steps(L=c["L"].value, rho=c["rho"].value, mu=c["mu"].value, sigma2=SIGMA2, n=n, Q=Q, eps=eps)
     params = {"gamma": st["gamma"], "eta_a": st["eta_a"], "eta_s": st["eta_s"], "Q": Q, "z0": np.array([Z0]), "correction": correction}
     cf = closed_form(affine_round("fednmap", prob, params, oracle=GaussianOracle(SIGMA2)))
-    return {"rounds": cf.rounds_to_target("psi_gap", eps), "floor": cf.expectation("psi_gap", math.inf), "steps": st}
+    at = {"L": c["L"].value, "rho": c["rho"].value, "mu": c["mu"].value, "n": n, "Q": Q,
+          **{k: st[k] for k in ("gamma", "eta_a", "eta_s", "eta_hat", "m")}}
+    return {"rounds": cf.rounds_to_target("psi_gap", eps), "floor": cf.expectation("psi_gap", math.inf), "steps": st, "at": at}
 
 
 def _register() -> None:
@@ -58,7 +60,8 @@ def _register() -> None:
         from fedbounds.checks.sweep.closed_form_study import fit_slope
 
         never = [(n, Q) for n, Q, r in pts if r["rounds"] is None]
-        details = {"scope": "inside Theorem 5's printed conditions", "exact": "closed-form moments: no replicas, no interval",
+        at = [{k: float(v) for k, v in r["at"].items()} for _, _, r in pts]
+        details = {"scope": "inside Theorem 5's printed conditions", "exact": "closed-form moments: no replicas, no interval", "at": at,
                    "points": [{"n": n, "Q": Q, "rounds": r["rounds"], "floor": r["floor"], "eta_hat": r["steps"]["eta_hat"],
                                "eta_hat_rule_over_cap": r["steps"]["eta_hat_over_cap"]} for n, Q, r in pts],
                    "band": [-1 - BAND, -1 + BAND], "target": EPS, "heterogeneity": ZETA}

@@ -42,6 +42,16 @@ def _label(n: int, Q: int, C_0: float, C_c: float) -> str:
     return f"n={n} Q={Q} C_0={C_0:g} C_c={C_c:g} steps=16x printed mu=0.1 m=1"
 
 
+def _at(n: int, Q: int, C_0: float, C_c: float) -> dict[str, float]:
+    """The point's parameters for its verdict's scope (``details["at"]``): steps K times Theorem 5's printed ones, m = 1."""
+    from fedbounds.checks.fednmap.spep_checks import MU, RHO, K, point_steps
+    from fedbounds.checks.fednmap.spep_checks import L as L_
+
+    p = point_steps(n, Q, K)
+    return {"L": L_, "rho": RHO, "mu": MU, "n": n, "Q": Q, "m": 1, "gamma": p["gamma"], "eta_hat": p["eta_hat"],
+            "eta_a": p["eta_a"], "C_0": C_0, "C_c": C_c}
+
+
 def _ratio_verdict(claim: str, instance: str, observed: float | None, bound: float = 1.0, **details: Any) -> Verdict:
     obs = math.nan if observed is None else float(observed)
     return Verdict(claim_id=claim, instance=instance, observed=obs, bound=bound, ci_low=obs, ci_high=obs,
@@ -86,7 +96,8 @@ def check_windows(ctx: CheckContext) -> CheckResult:
     for (n, Q, C_0), r in _results(ctx):
         cmp = r["cmp"]
         res.verdicts.append(_ratio_verdict(WINDOWS, _label(n, Q, C_0, r["C_c"]), cmp.get("floor_ratio"),
-                                           K=r["K"], allowance=cmp["allowance"], scope="reconstructed shape, 16x printed steps"))
+                                           K=r["K"], allowance=cmp["allowance"], scope="reconstructed shape, 16x printed steps",
+                                           at=_at(n, Q, C_0, r["C_c"])))
     # validation 1: sigma = 0 reproduces the deterministic PEP (ratio form, T = 1, free corrections)
     from fedbounds.checks.fednmap.pep import lyapunov_pep
 
@@ -142,7 +153,7 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
             res.notes.append(f"{_label(n, Q, C_0, r['C_c'])}: {which} has nothing to pay for here (n = 1), skipped")
             continue
         res.verdicts.append(_ratio_verdict(claim, _label(n, Q, C_0, r["C_c"]), None if room is None else 1.0 / room,
-                                           room=room, K_var=r["K_var"], kappa=r["kappa"]))
+                                           room=room, K_var=r["K_var"], kappa=r["kappa"], at=_at(n, Q, C_0, r["C_c"])))
         if room is not None:
             rooms.append(room)
         if not res.negatives and room is not None and room > 0:
