@@ -17,9 +17,7 @@ import html
 import io
 import json
 import math
-import os
 import re
-import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -497,14 +495,6 @@ def write_index_html(
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f"<title>{html.escape(name)}</title><style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
     )
-    path = out_dir / "index.html"
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".index.", suffix=".html.tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(page)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the page is for readers (and web servers)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    from fedbounds.checks.core.install import write_atomic
+
+    return write_atomic(out_dir / "index.html", page)  # 0644: the page is for readers (and web servers)

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["install", "remove_orphans", "staging"]
+__all__ = ["install", "remove_orphans", "staging", "write_atomic"]
 
 
 def staging(out: Path, kind: str) -> Path:
@@ -71,3 +71,18 @@ def install(stage: Path, out: Path, new: Sequence[str], old: Sequence[str], inde
     finally:
         shutil.rmtree(aside, ignore_errors=True)
     return [out / n for n in news]
+
+
+def write_atomic(path: Path, data: str | bytes, mode: int = 0o644) -> Path:
+    """Write one file whole or not at all: a temporary file beside ``path`` (same file system), chmod ``mode``
+    (``mkstemp`` creates 0600; reports and evidence are for readers), then renamed over ``path``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -25,10 +25,8 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import importlib.metadata as _md
-import os
 import pprint
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -179,14 +177,9 @@ def render(tables: dict[str, Any]) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from fedbounds.checks.core.install import write_atomic
+
+    write_atomic(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:

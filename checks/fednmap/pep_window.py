@@ -35,9 +35,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -211,14 +209,9 @@ def compute(which: tuple[str, ...] = TABLES, old: dict[str, Any] | None = None) 
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from fedbounds.checks.core.install import write_atomic
+
+    write_atomic(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,9 +22,7 @@ import argparse
 import datetime as _dt
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -181,10 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     target = Path(TARGET)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, target)
+    from fedbounds.checks.core.install import write_atomic
+
+    write_atomic(target, text + "\n")
     print(f"wrote {target}")
     return 0
 

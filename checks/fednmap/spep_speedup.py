@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -104,10 +102,9 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _write(target: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=1, sort_keys=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, target)
+    from fedbounds.checks.core.install import write_atomic
+
+    write_atomic(target, text + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,6 @@ import io
 import json
 import math
 import os
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -395,12 +394,10 @@ def stored(digest: str, store: Path | None = None) -> Path:
 
 
 def _write(path: Path, cert: Mapping[str, Any]) -> None:
+    from fedbounds.checks.core.install import write_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
-        fh.write(json.dumps(cert, separators=(",", ":")).encode())
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_atomic(path, gzip.compress(json.dumps(cert, separators=(",", ":")).encode(), mtime=0))
 
 
 def check_stored(pb: Problem, cert: Mapping[str, Any]) -> dict[str, Any]:
