@@ -117,6 +117,29 @@ def _real_or_nan(evaluate: Callable[..., float], expr: Any, values: dict[str, fl
         return math.nan
 
 
+def round_start(problem: Any, L_f: float, L_r: float, N: int) -> tuple[list[Any], Any, Any, Any, list[Any]]:
+    """Lemma 5.2's round start in ``problem``: the N smooth f_i and r, x = 0 with F(x) = 0 (translation and constants
+    are invariances of the class), r's gradient at x and each f_i's. Shared by the deterministic and the stochastic
+    encodings (:mod:`fedbounds.checks.ds_fedproxgrad.spep`)."""
+    from PEPit import Expression, Point
+    from PEPit.functions import SmoothFunction
+
+    fs = [problem.declare_function(SmoothFunction, L=L_f, name=f"f{i}") for i in range(N)]
+    r = problem.declare_function(SmoothFunction, L=L_r, name="r")
+    gr = Point()
+    x = 0 * gr
+    r0 = Expression()
+    r.add_point((x, gr, r0))
+    problem.add_constraint(r0 == 0)
+    grads = []
+    for f in fs:
+        g, v = Point(), Expression()
+        f.add_point((x, g, v))
+        problem.add_constraint(v == 0)
+        grads.append(g)
+    return fs, r, x, gr, grads
+
+
 def _check(L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamma_r: float, N: int,
            local: str) -> tuple[float, float, float, float | None, float, float, int]:
     L_f, L_r, lam = _positive("L_f", L_f), _positive("L_r", L_r), _nonneg("lam", lam)
@@ -146,25 +169,11 @@ def build_lemma52_pep(
     xi = _nonneg("xi", xi)
 
     def build() -> tuple[Any, dict[str, Any]]:
-        from PEPit import PEP, Expression, Point
-        from PEPit.functions import SmoothFunction
+        from PEPit import PEP, Point
         from PEPit.primitive_steps import proximal_step
 
         problem = PEP()
-        fs = [problem.declare_function(SmoothFunction, L=L_f, name=f"f{i}") for i in range(N)]
-        r = problem.declare_function(SmoothFunction, L=L_r, name="r")
-        # x = 0 and F(x) = 0: translation and constants are invariances of the class
-        gr = Point()
-        x = 0 * gr
-        r0 = Expression()
-        r.add_point((x, gr, r0))
-        problem.add_constraint(r0 == 0)
-        grads = []
-        for f in fs:
-            g, v = Point(), Expression()
-            f.add_point((x, g, v))
-            problem.add_constraint(v == 0)
-            grads.append(g)
+        fs, r, x, gr, grads = round_start(problem, L_f, L_r, N)
         grad_f = sum(grads[1:], grads[0]) / N
         grad_F = grad_f + lam * gr
         ys = []

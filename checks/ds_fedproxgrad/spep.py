@@ -136,24 +136,10 @@ def build_stochastic_pep(p: SPoint, measure: str = "sigma2", noise: str = "corre
 
 
 def _round_start(problem: Any, p: SPoint) -> tuple[list[Any], Any, Any, Any, list[Any]]:
-    """Functions, x = 0 with F(x) = 0 (translation and constants are invariances of the class), the gradients at x."""
-    from PEPit import Expression, Point
-    from PEPit.functions import SmoothFunction
+    """The round start of the deterministic encoding (:func:`fedbounds.checks.ds_fedproxgrad.pep.round_start`)."""
+    from fedbounds.checks.ds_fedproxgrad.pep import round_start
 
-    fs = [problem.declare_function(SmoothFunction, L=p.L_f, name=f"f{i}") for i in range(p.N)]
-    r = problem.declare_function(SmoothFunction, L=p.L_r, name="r")
-    gr = Point()
-    x = 0 * gr
-    r0 = Expression()
-    r.add_point((x, gr, r0))
-    problem.add_constraint(r0 == 0)
-    grads = []
-    for f in fs:
-        g, v = Point(), Expression()
-        f.add_point((x, g, v))
-        problem.add_constraint(v == 0)
-        grads.append(g)
-    return fs, r, x, gr, grads
+    return round_start(problem, p.L_f, p.L_r, p.N)
 
 
 def _errors(problem: Any, p: SPoint, grads: list[Any]) -> list[Any | None]:
