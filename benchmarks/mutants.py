@@ -131,7 +131,7 @@ TARGETS: list[dict[str, Any]] = [
         "tests": ["tests/algorithms/test_ds_fedproxgrad.py", "tests/algorithms", *CHECKS_TESTS, *NOTEBOOK_TESTS],
     },
     {
-        "files": "checks/core/pep_symmetric.py",
+        "files": "checks/pep/symmetric.py",
         "mutate": ["operators", "constants"],
         "scope": ["_Map.*", "solve_symmetric", "block_sizes"],
         "tests": ["tests/checks/fednmap/test_pep.py -k 'symmetric or 333_in_block'"],

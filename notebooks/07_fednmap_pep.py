@@ -52,10 +52,10 @@ from functools import reduce
 import numpy as np
 from fedbounds.algorithms.regularizers import L1
 from fedbounds.checks.core.notebook import show
-from fedbounds.checks.core.pep import verdict
 from fedbounds.checks.fednmap.pep import descent_check, descent_coefficient, gram_dimension, lyapunov_pep, theorem5_steps
 from fedbounds.checks.fednmap.pep_grid import descent_entry
 from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
+from fedbounds.checks.pep.solve import verdict
 from fedbounds.theory.fednmap import pep_evidence as evidence
 from fedbounds.theory.fednmap import recovered
 from fedbounds.theory.registry import get_claim
@@ -314,7 +314,7 @@ assert abs(vals[b1] / vals[b0] - b1 / b0) < 1e-4 * (b1 / b0)
 # ## 5. The two-solver certificate, on a point of the committed grid
 #
 # An SDP solver can stop early or report `optimal_inaccurate`, and one number then looks like a certificate when it is
-# not. `fedbounds.checks.core.pep.certify` builds the same PEP twice and solves it with **Clarabel** (interior point) and
+# not. `fedbounds.checks.pep.solve.certify` builds the same PEP twice and solves it with **Clarabel** (interior point) and
 # **SCS** (first-order splitting, tightened tolerances), retrying once with stated tolerances when a solver is not
 # `optimal`. The certificate is
 #
@@ -497,7 +497,7 @@ if step_cert:
 # **Client symmetry.** Every client runs the same loop on its own $f_i$, so the PEP is invariant under permuting clients,
 # and (being convex) it has a client-symmetric optimum. In a symmetric Gram matrix the mean mode and the $n-1$ difference
 # modes of the clients decouple: one PSD block for the shared leaves and the client mean, one for a client difference,
-# neither growing with $n$ (`fedbounds.checks.core.pep_symmetric`, docs §10.4). Below, the same point solved both ways:
+# neither growing with $n$ (`fedbounds.checks.pep.symmetric`, docs §10.4). Below, the same point solved both ways:
 # the values must agree to solver accuracy, and the worst case is the one-client value (identical clients).
 #
 # **Replay.** The certificate's Gram matrix is an instance. With $f_i$ the smooth interpolant of Taylor, Hendrickx and

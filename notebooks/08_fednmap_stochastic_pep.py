@@ -50,7 +50,7 @@ print(f"gamma = {GAMMA:.6g}, eta_hat = {ETA_HAT:.6g}, d = eta_hat/9 = {D:.6g}")
 # homogeneity it is $K^*$, the coefficient of $\sigma^2$, wherever the deterministic descent holds.
 
 # %%
-from fedbounds.checks.core.pep import certify
+from fedbounds.checks.pep.solve import certify
 from PEPit import PEP, Point
 from PEPit.functions import ConvexFunction, SmoothFunction
 from PEPit.primitive_steps import proximal_step

@@ -29,7 +29,7 @@ def test_site_builds_strict_with_an_api_reference_per_layer(tmp_path: Path) -> N
     for page, anchor in [
         ("theory", "fedbounds.theory.feasibility.feasibility"),
         ("algorithms", "fedbounds.algorithms.fednmap"),
-        ("checks", "fedbounds.checks.core.pep.certify"),
+        ("checks", "fedbounds.checks.pep.solve.certify"),
         ("pep-examples", "fedbounds.checks.fednmap.pep_examples.wc_fednmap_descent"),
         ("pep-examples", "fedbounds.checks.ds_fedproxgrad.pep_examples.wc_ds_fedproxgrad_lemma52"),
     ]:

@@ -11,7 +11,7 @@ import math
 import numbers
 from typing import Any
 
-from fedbounds.checks.core.pep import Certificate
+from fedbounds.checks.pep.solve import Certificate
 
 __all__ = ["check_integer", "check_number", "check_verbose", "print_guarantees", "tau"]
 

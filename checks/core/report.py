@@ -75,7 +75,7 @@ def _one_line(text: str, width: int) -> str:
 
 
 def _pep_rows(pairs: Sequence[tuple[CheckSpec, CheckResult]]) -> list[list[str]]:
-    """One row per PEP verdict or control (``details['pep']``, :func:`fedbounds.checks.core.pep.certificate_record`)."""
+    """One row per PEP verdict or control (``details['pep']``, :func:`fedbounds.checks.pep.solve.certificate_record`)."""
     rows = []
     for spec, res in pairs:
         for v in [*res.verdicts, *res.negatives]:

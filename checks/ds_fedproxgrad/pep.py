@@ -52,7 +52,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fedbounds.checks.core.pep import (
+from fedbounds.checks.core.threshold import Window
+from fedbounds.checks.pep.solve import (
     DEFAULT_ABS_TOL,
     DEFAULT_REL_TOL,
     DEFAULT_SOLVERS,
@@ -61,7 +62,6 @@ from fedbounds.checks.core.pep import (
     check_nonnegative,
     check_positive,
 )
-from fedbounds.checks.core.threshold import Window
 
 __all__ = [
     "Certifier",
@@ -159,7 +159,7 @@ def build_lemma52_pep(
     L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamma_r: float, xi: float,
     N: int = 2, local: str = "inexact", Phi: float | None = None,
 ) -> Callable[[], tuple[Any, dict[str, Any]]]:
-    """A builder (for :func:`fedbounds.checks.core.pep.certify`) of the Lemma 5.2 PEP (module docstring).
+    """A builder (for :func:`fedbounds.checks.pep.solve.certify`) of the Lemma 5.2 PEP (module docstring).
 
     ``Phi`` None: ratio form (maximise F(x+) - F(x) - xi ||grad r(x)||^2 s.t. ||grad F(x)||^2 = 1).
     ``Phi`` given: margin form (maximise F(x+) - F(x) + eta Phi ||grad F(x)||^2 - xi ||grad r(x)||^2 s.t.

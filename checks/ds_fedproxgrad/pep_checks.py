@@ -9,7 +9,7 @@ number of the paper (Phi = 1/4, 1/(6 L_F), 1/(sqrt(10) B), the remainder Xi) com
   conditions, the certified worst case w = sup (F(x+) - F(x) - Xi_det) / ||grad F(x)||^2 must satisfy
   w <= -eta Phi with Phi = 1/4 (the descent holds over the whole class). Each verdict compares ``observed`` = w with
   ``bound`` = -eta Phi: the semantics "worst case <= bound" of
-  :func:`~fedbounds.checks.core.pep.pep_verdict`. Both numbers are negative, so bound / observed would read the
+  :func:`~fedbounds.checks.pep.solve.pep_verdict`. Both numbers are negative, so bound / observed would read the
   wrong way round; the verdict's ``slack`` is therefore set to w / (-eta Phi) = Phi_PEP / Phi (> 1: room to spare,
   < 1: violated), which is also pep_verdict's ``ratio`` (worst / bound) here. The corner (eta = 1/(6 L_F), gamma_r =
   1/(sqrt(10) B)) also gets the margin form (:func:`~fedbounds.checks.ds_fedproxgrad.pep.lemma52_margin_pep`, value 0
@@ -24,7 +24,7 @@ number of the paper (Phi = 1/4, 1/(6 L_F), 1/(sqrt(10) B), the remainder Xi) com
   1/4 there; the class grows with gamma_r, so this covers every gamma_r below), so it is never ``holds`` unless that
   certificate is optimal for both solvers (and ``holds`` also needs certified >= printed).
 
-Verdicts carry in ``details``: ``pep`` (:func:`~fedbounds.checks.core.pep.certificate_record`: ``pep_status``,
+Verdicts carry in ``details``: ``pep`` (:func:`~fedbounds.checks.pep.solve.certificate_record`: ``pep_status``,
 ``value``, ``gram_dim``, and per solver ``value`` / ``status`` / ``gap`` / ``seconds``), ``ratio`` (worst / bound, as
 pep_verdict defines it), ``Phi_PEP``, ``Phi_paper``, ``Phi_r`` (the proof's coefficient before absorption),
 ``eta``, ``gamma_r``, ``N``, ``solver_options`` (per solver, the settings of the certificate used, see :data:`SCS_FALLBACKS`);
@@ -56,7 +56,6 @@ from dataclasses import replace
 from typing import Any
 
 from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.pep import Certificate, certificate_record, certify, pep_verdict
 from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.ds_fedproxgrad.pep import (
     absorbed_gamma_window,
@@ -64,6 +63,7 @@ from fedbounds.checks.ds_fedproxgrad.pep import (
     lemma52_margin_pep,
     theory_values,
 )
+from fedbounds.checks.pep.solve import Certificate, certificate_record, certify, pep_verdict
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
 
 __all__ = ["CLASS", "ETA_CONTROL", "GAMMA_CONTROL", "GRIDS", "SCS_FALLBACKS", "check_absorption", "check_lemma5_2"]
@@ -98,7 +98,7 @@ ETA_CONTROL = 8.0
 ETA_SWEEP = (2.0, 4.0, 6.0, 7.0)
 #: the inexactness control: gamma_r = GAMMA_CONTROL x the certified threshold of the same run
 GAMMA_CONTROL = 1.1
-#: SCS settings tried in turn when the default certificate (:func:`~fedbounds.checks.core.pep.certify`, with its own
+#: SCS settings tried in turn when the default certificate (:func:`~fedbounds.checks.pep.solve.certify`, with its own
 #: retry) is neither certified nor unbounded; Clarabel is re-run unchanged and the two must still agree. Measured:
 #: eta = 1/4 x 1/(6 L_F), gamma_r = 1/(sqrt(10) B), N = 2 is ``optimal_inaccurate`` at 1e-6 and 1e-7 (50k iterations),
 #: ``optimal`` at 1e-8 (200k iterations); near the certified threshold at eta = 1/(12 L_F) only 1e-9 (500k iterations,

@@ -33,10 +33,10 @@ from dataclasses import replace
 from typing import Any
 
 from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.pep import Certificate, pep_verdict
 from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.ds_fedproxgrad.pep import theory_values
 from fedbounds.checks.ds_fedproxgrad.spep import SPoint, printed_coefficients, scenario_pep, stochastic_pep
+from fedbounds.checks.pep.solve import Certificate, pep_verdict
 from fedbounds.checks.registry import CheckContext, CheckResult, register
 
 __all__ = ["CLASS", "GRIDS", "check_G2", "check_sigma2", "grid_point"]

@@ -3,7 +3,7 @@
 The committed grid (:mod:`fedbounds.theory.fednmap.pep_evidence`, ``STEPS``) certifies the largest multiple k of
 Theorem 5's printed (eta_hat, eta_a) at n in {1, 2, 3}; :func:`fedbounds.theory.fednmap.pep_steps.certified_steps`
 answers from it alone, so a point with n = 10 is "not covered". The client-symmetric block form
-(:mod:`fedbounds.checks.core.pep_symmetric`, docs/fednmap-reconstruction.md §10.4) solves the same worst case in two
+(:mod:`fedbounds.checks.pep.symmetric`, docs/fednmap-reconstruction.md §10.4) solves the same worst case in two
 PSD blocks whose sizes do not depend on n, so the grid's multiplier can be certified at the user's n directly.
 
 The argument. At the user's (rho/L, gamma L, Q) the grid gives, per horizon T, the smallest k over its n with the

@@ -60,7 +60,7 @@ z_{t+1}, 2 per client and local step l >= 1 (variant A): n + T (1 + n) + 2 T n (
 ``_Round.start``) and new (sub)gradients are leaves in a difference basis (``_Round.__init__``); both only
 remove or re-parametrise directions of the SDP, never instances. Client symmetry: the SDP is convex and
 invariant under permuting clients, so a client-symmetric optimum exists. ``symmetric=True`` solves the block
-form of :mod:`fedbounds.checks.core.pep_symmetric` (PEPit has no symmetry reduction): two blocks whose sizes do
+form of :mod:`fedbounds.checks.pep.symmetric` (PEPit has no symmetry reduction): two blocks whose sizes do
 not depend on n, 19 and 16 at Q = T = 3 instead of one 51 x 51 matrix at n = 3, and n-fold fewer rows.
 Its leaves must be client-symmetric, so each client's local prox subgradients are increments of the round's
 shared one (the full form chains them through the clients, an equivalent basis for the full SDP but not a
@@ -92,7 +92,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, check_positive
+from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, check_positive
 
 __all__ = [
     "ConstantsResult",
@@ -200,7 +200,7 @@ class _Round:
     def __init__(self, problem: Any, fs: list[Any], h: Any, gamma: float, rho: float, scale: float,
                  labels: Any = None) -> None:
         self.problem, self.fs, self.h, self.gamma, self.rho = problem, fs, h, gamma, rho
-        # labels (fedbounds.checks.core.pep_symmetric.Labels): whose each leaf is, for the client-symmetric solve
+        # labels (fedbounds.checks.pep.symmetric.Labels): whose each leaf is, for the client-symmetric solve
         self.labels, self.owner = labels, None
         self.n = len(fs)
         # difference basis: each new (sub)gradient is the previous one of the same function plus scale * (new
@@ -332,7 +332,7 @@ def build_lyapunov_pep(
     C_0: float, C_c: float, variant: str = "A", measure: str = "min", initial_correction: str = "zero",
     budget: float = 1.0, margin_coef: float | None = None, symmetric: bool = False,
 ) -> Callable[[], tuple[Any, dict[str, Any]]]:
-    """A builder (for :func:`fedbounds.checks.core.pep.certify`) of measure (a); see the module docstring.
+    """A builder (for :func:`fedbounds.checks.pep.solve.certify`) of measure (a); see the module docstring.
 
     Two forms. Ratio form (``margin_coef`` None): maximise min_t ||F_nor(z_t)||^2 s.t. Lyap_0 - Lyap_T <=
     ``budget``. Margin form (``margin_coef`` = d T): maximise min_t ||F_nor(z_t)||^2 - (Lyap_0 - Lyap_T)/(d T)
@@ -344,7 +344,7 @@ def build_lyapunov_pep(
     ``c{t}_{i}``, Expressions ``Fnor2_{t}``, ``lyap0``, ``lyap{T}``, ``decrease``, and the functions ``f{i}``
     and ``h`` (evaluated to their (x, gradient, value) triplets).
 
-    ``symmetric``: label the leaves by client for :func:`fedbounds.checks.core.pep_symmetric.solve_symmetric`
+    ``symmetric``: label the leaves by client for :func:`fedbounds.checks.pep.symmetric.solve_symmetric`
     (``named["labels"]``); such a build is solved only in block form (the start's zero-sum gradients are imposed
     there), in the ratio form from zero corrections.
     """
@@ -358,7 +358,7 @@ def build_lyapunov_pep(
         raise ValueError("symmetric=True supports the ratio form from zero corrections only")
 
     def build() -> tuple[Any, dict[str, Any]]:
-        from fedbounds.checks.core.pep_symmetric import Labels
+        from fedbounds.checks.pep.symmetric import Labels
         from PEPit import PEP
         from PEPit.functions import ConvexFunction, SmoothFunction
 
@@ -418,14 +418,14 @@ def lyapunov_pep(
     By homogeneity (module docstring) the value is ``budget`` times w, the worst ratio. With ``budget`` = d T
     (d the descent coefficient) the value is directly the ratio w d T that the descent needs <= 1, and the SDP
     is well scaled (values of order 1); :func:`descent_check` does that. Certified by every solver in
-    ``solvers`` (:func:`fedbounds.checks.core.pep.certify`); ``value`` is +inf when every solver reports it
-    unbounded. ``symmetric``: solve the client-symmetric block form (:mod:`fedbounds.checks.core.pep_symmetric`;
+    ``solvers`` (:func:`fedbounds.checks.pep.solve.certify`); ``value`` is +inf when every solver reports it
+    unbounded. ``symmetric``: solve the client-symmetric block form (:mod:`fedbounds.checks.pep.symmetric`;
     the same worst case, smaller SDPs for n >= 2).
     """
     build = build_lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
                                budget, symmetric=symmetric)
     if symmetric:
-        from fedbounds.checks.core.pep_symmetric import solve_symmetric
+        from fedbounds.checks.pep.symmetric import solve_symmetric
 
         return certify(build, solvers=solvers, rel_tol=rel_tol, solve=solve_symmetric)
     return certify(build, solvers=solvers, rel_tol=rel_tol)
@@ -467,7 +467,7 @@ def descent_check(
     """Certificate whose value is the ratio w d T (:func:`lyapunov_pep` with budget d T); the descent needs <= 1.
 
     ``descent_coef`` = d, the reconstructed per-round coefficient (eta_hat/9, from the theory layer). Use
-    :func:`fedbounds.checks.core.pep.verdict` with bound 1. Whether a solver reports ``optimal`` depends on the
+    :func:`fedbounds.checks.pep.solve.verdict` with bound 1. Whether a solver reports ``optimal`` depends on the
     scale of the SDP, not only on the problem (measured: the same (2,2,2) PEP is ``optimal`` at budget 1 and
     ``optimal_inaccurate`` at budget d T). So when the first certificate is neither certified nor unbounded,
     the same PEP is solved at the budgets in ``budgets`` (default 1, 10, 100, 1000) and the first certified one is

@@ -1,6 +1,6 @@
 """FedNMap's PEP family in ``fedbounds check``: worst cases over the whole assumption class (docs/fednmap-reconstruction.md §10).
 
-Three checks, each a set of two-solver certificates (:mod:`fedbounds.checks.core.pep`; a certificate that is not
+Three checks, each a set of two-solver certificates (:mod:`fedbounds.checks.pep.solve`; a certificate that is not
 ``certified`` gives ``inconclusive``, never ``holds``):
 
 * ``fednmap.pep.lyapunov_constants`` (theory: the reconstructed claim of that id): at each grid point (n, Q, T, k; steps
@@ -29,9 +29,9 @@ import math
 from typing import Any
 
 from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, pep_verdict, with_proof
 from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.fednmap.pep import build_lyapunov_pep, descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
+from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, pep_verdict, with_proof
 from fedbounds.checks.registry import CheckContext, CheckResult, register
 
 __all__ = ["GRIDS", "check_largest_step", "check_lyapunov_constants", "check_theorem8_exponent", "committed_descent"]
@@ -189,7 +189,7 @@ def check_largest_step(ctx: CheckContext) -> CheckResult:
 
 
 def _symmetric_points(ctx: CheckContext, res: CheckResult, last: tuple, last_cert: Any, drifts: list[str]) -> None:
-    """Larger points in the client-symmetric block form (fedbounds.checks.core.pep_symmetric), after checking that
+    """Larger points in the client-symmetric block form (fedbounds.checks.pep.symmetric), after checking that
     the block form reproduces the full certificate at the grid's last point (a disagreement is an error)."""
     ctx.tick(f"PEP descent {_label(*last)}, block form")
     same = _descent(*last, symmetric=True)

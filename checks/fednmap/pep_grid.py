@@ -1,9 +1,9 @@
 """The recovered Lyapunov constants and the largest certified steps of FedNMap, computed over a grid of PEPs.
 
 Run ``python -m fedbounds.checks.fednmap.pep_grid --write`` to recompute every grid point (about 30 minutes on 2
-cores) and rewrite :mod:`fedbounds.theory.fednmap.pep_evidence`, the committed evidence that the theory layer's
-reconstructed claims cite. Without ``--write`` the module prints what it would write. ``--only descent`` (or
-``constants``, ``steps``) recomputes one table and keeps the others.
+cores) and rewrite ``theory/fednmap/pep_evidence.json`` (read by :mod:`fedbounds.theory.fednmap.pep_evidence`),
+the committed evidence that the theory layer's reconstructed claims cite. Without ``--write`` the module prints
+what it would write. ``--only descent`` (or ``constants``, ``steps``) recomputes one table and keeps the others.
 
 Grid (docs/fednmap-reconstruction.md §10). L = 1 (the class is invariant under f_i -> a f_i with the steps divided by
 a and rho multiplied by a, so only rho/L, gamma L and the step multipliers matter), gamma = Theorem 5's largest
@@ -25,13 +25,12 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import importlib.metadata as _md
-import pprint
+import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate
 from fedbounds.checks.core.progress import LineProgress, progress
 from fedbounds.checks.fednmap.pep import (
     descent_check,
@@ -39,6 +38,7 @@ from fedbounds.checks.fednmap.pep import (
     smallest_constants,
     theorem5_steps,
 )
+from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate
 
 __all__ = ["DESCENT_GRID", "REFERENCE", "STEP_CONSTANTS", "STEP_GRID", "certificate_entry", "descent_entry", "main"]
 
@@ -58,7 +58,7 @@ STEP_GRID: tuple[tuple[float, int, int, int], ...] = tuple(
 )
 #: the (C_0, C_c) pairs tried at each step multiplier
 STEP_CONSTANTS: tuple[tuple[float, float], ...] = ((1.0, 1.0), (0.5, 1.0), (2.0, 1.0), (1.0, 10.0))
-TARGET = "theory/fednmap/pep_evidence.py"
+TARGET = "theory/fednmap/pep_evidence.json"
 
 
 def certificate_entry(cert: Certificate | None) -> dict[str, Any]:
@@ -152,7 +152,7 @@ def _tables(which: Iterable[str], old: dict[str, Any]) -> dict[str, Any]:
 
 
 def render(tables: dict[str, Any]) -> str:
-    """The source of :mod:`fedbounds.theory.fednmap.pep_evidence`."""
+    """The text of ``pep_evidence.json``: the run's metadata and the three tables."""
     meta = {
         "command": "python -m fedbounds.checks.fednmap.pep_grid --write",
         "generated": _dt.date.today().isoformat(),
@@ -162,18 +162,8 @@ def render(tables: dict[str, Any]) -> str:
         "reference": REFERENCE,
         "step_constants": [list(c) for c in STEP_CONSTANTS],
     }
-    fmt = lambda v: pprint.pformat(v, width=116, sort_dicts=False)  # noqa: E731
-    return (
-        '"""Evidence for FedNMap\'s PEP-recovered constants and steps (generated; do not edit by hand).\n\n'
-        "Written by ``python -m fedbounds.checks.fednmap.pep_grid --write``; see that module for the grid and the\n"
-        "meaning of each table, and :mod:`fedbounds.theory.fednmap.claims` for the claims that cite it. A row's\n"
-        "``status`` is the two-solver certificate's: only ``certified`` rows are evidence.\n"
-        '"""\n\n'
-        f"META = {fmt(meta)}\n\n"
-        f"DESCENT = {fmt(tables['DESCENT'])}\n\n"
-        f"SMALLEST_C0 = {fmt(tables['SMALLEST_C0'])}\n\n"
-        f"STEPS = {fmt(tables['STEPS'])}\n"
-    )
+    data = {"META": meta, "DESCENT": tables["DESCENT"], "SMALLEST_C0": tables["SMALLEST_C0"], "STEPS": tables["STEPS"]}
+    return json.dumps(data, indent=1, allow_nan=False) + "\n"
 
 
 def _write_atomic(path: Path, text: str) -> None:

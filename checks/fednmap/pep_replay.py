@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.core.pep import solve_once
 from fedbounds.checks.fednmap.pep import build_lyapunov_pep
+from fedbounds.checks.pep.solve import solve_once
 
 __all__ = [
     "InterpolatedClients",

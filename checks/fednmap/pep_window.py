@@ -39,9 +39,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate
 from fedbounds.checks.core.threshold import FAILS, MEETS, UNKNOWN, largest_meeting, smallest_meeting
 from fedbounds.checks.fednmap.pep import descent_check, theorem5_steps
+from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate
 
 __all__ = ["C0_SCAN", "C_C_SCAN", "POINTS", "TARGET", "c0_window", "main", "ratio_at", "scan_row"]
 

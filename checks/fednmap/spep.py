@@ -27,7 +27,7 @@ The translation of (d = eta_hat/9, d_c = Theorem 8's exponent, K*) into Theorem 
 past; :func:`fedbounds.checks.pep.stochastic.sign_patterns`), at Q = 1 (n clients, 2^n trajectories of the server
 step): an admissible instance with an admissible noise law, so its value is a lower bound on the true K*.
 
-``symmetric``: the client-symmetric block form (:mod:`fedbounds.checks.core.pep_symmetric`): noise leaves and free
+``symmetric``: the client-symmetric block form (:mod:`fedbounds.checks.pep.symmetric`): noise leaves and free
 corrections are client slots (the corrections' slot zero-mean), the cross-client orthogonality a B-block row.
 """
 
@@ -37,8 +37,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative
 from fedbounds.checks.fednmap.pep import _basis_scale, _check, _Round
+from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative
 from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
 __all__ = ["build_round_spep", "noise_coefficient", "spep_gram_dimension"]
@@ -105,7 +105,7 @@ def build_round_spep(
         raise ValueError("scenario=True is built for Q = 1 and the full (not symmetric) form")
 
     def build() -> tuple[Any, dict[str, Any]]:
-        from fedbounds.checks.core.pep_symmetric import Labels
+        from fedbounds.checks.pep.symmetric import Labels
         from PEPit import PEP, Point
         from PEPit.functions import ConvexFunction, SmoothFunction
 
@@ -194,7 +194,7 @@ def noise_coefficient(
         build = build_round_spep(L, rho, gamma, eta_a, eta_s, n, Q, C_0, C_c, d, d_c, variant, s2, orthogonality,
                                  symmetric, scenario)
         if symmetric:
-            from fedbounds.checks.core.pep_symmetric import solve_symmetric
+            from fedbounds.checks.pep.symmetric import solve_symmetric
 
             cert = certify(build, solvers=solvers, rel_tol=rel_tol, solve=solve_symmetric)
         else:

@@ -26,9 +26,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fedbounds.checks.core.pep import Certificate
 from fedbounds.checks.fednmap.pep import theorem5_steps, theorem8_exponent
 from fedbounds.checks.fednmap.spep import noise_coefficient
+from fedbounds.checks.pep.solve import Certificate
 
 __all__ = ["C0_GRID", "CC_GRID", "POINTS", "TARGET", "grid", "main", "point_steps", "round_noise", "split", "theorem8_comparison"]
 

@@ -87,10 +87,10 @@ def _results(ctx: CheckContext) -> list[tuple[tuple, dict[str, Any]]]:
 @register(WINDOWS, title="Stochastic PEP: per-round noise K* against Theorem 8's floor (m = 1), C_c inside its window",
           label="Theorem 8 / Appendix C.2", status="reconstructed", family="fednmap.spep")
 def check_windows(ctx: CheckContext) -> CheckResult:
-    from fedbounds.checks.core.pep import certify
     from fedbounds.checks.fednmap.spep import build_round_spep
     from fedbounds.checks.fednmap.spep_checks import RHO, L, point_steps
     from fedbounds.checks.pep.sgd import sgd_noise_coefficient, sgd_step_pep
+    from fedbounds.checks.pep.solve import certify
 
     res = CheckResult(WINDOWS)
     for (n, Q, C_0), r in _results(ctx):

@@ -1,7 +1,7 @@
 """Linear speedup at the level of the bound: K*(n, Q) of one stochastic FedNMap round at fixed steps (issue 21, item 4).
 
 At 16 x Theorem 5's printed steps (m = 1; eta_hat does not depend on Q there, eta_a = eta_hat/Q), C_0 = 1, the block
-form (:mod:`fedbounds.checks.core.pep_symmetric`, sizes independent of n) certifies K*(C_0, C_c) at two small C_c and
+form (:mod:`fedbounds.checks.pep.symmetric`, sizes independent of n) certifies K*(C_0, C_c) at two small C_c and
 splits it as K = K_var + kappa C_c (:func:`fedbounds.checks.fednmap.spep_checks.split`). K_var is the noise the
 36 sigma^2/(m n mu Q) term pays for; its log-log slopes in n (per Q), in Q (per n) and in nQ are fitted by least squares
 with 95% t intervals, beside the empirical study's slopes (results/fednmap_speedup/slopes.csv, -0.997 in nQ). The

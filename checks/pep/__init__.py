@@ -1,8 +1,12 @@
-"""PEP machinery beyond two-solver agreement, shared by both papers.
+"""The PEP machinery, shared by both papers; the per-paper encodings live in ``checks/<paper>/pep*.py``.
 
-:mod:`fedbounds.checks.pep.stochastic` holds the expected-Gram encoding of additive gradient noise (noise leaves,
-orthogonality and variance constraints) and the finite-scenario lower bound; :mod:`fedbounds.checks.pep.certificate`
-turns a certified worst case into an exact rational certificate, and :mod:`fedbounds.checks.pep.verify_certificate`
-re-checks one without a solver. The two-solver certificates and the client-symmetric block form stay in
-:mod:`fedbounds.checks.core.pep` and :mod:`fedbounds.checks.core.pep_symmetric`, which this package reuses.
+- :mod:`fedbounds.checks.pep.solve`: a PEP solved by two solvers (Clarabel, SCS) into a :class:`Certificate` whose
+  status says whether they agree (``certified``), and PEPit's dual-feasibility figures for each solve;
+- :mod:`fedbounds.checks.pep.symmetric`: the client-symmetric block form (one block per client class, so n up to 64
+  and beyond costs the same as n = 2);
+- :mod:`fedbounds.checks.pep.stochastic`: the expected-Gram encoding of additive gradient noise (noise leaves,
+  orthogonality and variance constraints) and the finite-scenario lower bound;
+- :mod:`fedbounds.checks.pep.sgd`: one SGD step, the stochastic encoding's validation against its closed form;
+- :mod:`fedbounds.checks.pep.certificate`: a certified worst case turned into an exact rational certificate, and
+  :mod:`fedbounds.checks.pep.verify_certificate`, which re-checks one with the standard library alone.
 """

@@ -1,6 +1,6 @@
 """Exact rational certificates for PEP worst cases: extract the rows, find an interior dual, round, restore, store.
 
-A two-solver certificate (:func:`fedbounds.checks.core.pep.certify`) is floating-point evidence. This module turns a
+A two-solver certificate (:func:`fedbounds.checks.pep.solve.certify`) is floating-point evidence. This module turns a
 certified worst case v into a proof of ``worst case <= v + delta`` that the standard-library verifier
 (:mod:`fedbounds.checks.pep.verify_certificate`, whose docstring states the identity) checks without a solver:
 

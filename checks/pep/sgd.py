@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fedbounds.checks.core.pep import DEFAULT_SOLVERS, Certificate, certify, check_positive
+from fedbounds.checks.pep.solve import DEFAULT_SOLVERS, Certificate, certify, check_positive
 from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
 __all__ = ["sgd_noise_coefficient", "sgd_step_pep", "sgd_step_scenario_pep"]

@@ -38,7 +38,7 @@ API (used by the FedNMap and DS FedProxGrad stochastic encodings)::
     ledger.apply(problem, sigma2=1.0)          # add E<e, v> = 0 and E||e||^2 <= sigma2 to the PEP
 
 ``apply(..., orthogonality=False)`` drops the orthogonality constraints (the negative control: the value must grow
-or become unbounded). With ``labels`` (a :class:`fedbounds.checks.core.pep_symmetric.Labels`), noise leaves are
+or become unbounded). With ``labels`` (a :class:`fedbounds.checks.pep.symmetric.Labels`), noise leaves are
 labelled as their owner's client slots so the PEP can be solved in the client-symmetric block form.
 """
 

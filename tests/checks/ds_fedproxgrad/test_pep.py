@@ -6,13 +6,13 @@ import pytest
 
 pytest.importorskip("PEPit")
 
-from fedbounds.checks.core.pep import verdict
 from fedbounds.checks.ds_fedproxgrad.pep import (
     largest_absorbed_gamma,
     largest_phi,
     lemma52_margin_pep,
     theory_values,
 )
+from fedbounds.checks.pep.solve import verdict
 
 L_f, L_r, LAM, B = 1.0, 1.0, 0.5, 1.0
 

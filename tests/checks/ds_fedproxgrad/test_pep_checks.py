@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("PEPit")
 
-import fedbounds.checks.core.pep as core_pep
+import fedbounds.checks.pep.solve as core_pep
 from fedbounds.checks.core.controls import fires_for_its_reason, why_not
-from fedbounds.checks.core.pep import SolverRun
 from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.ds_fedproxgrad import pep_checks
+from fedbounds.checks.pep.solve import SolverRun
 from fedbounds.checks.registry import CheckContext, get_check
 
 IDS = ("ds.pep.lemma5_2", "ds.pep.absorption")

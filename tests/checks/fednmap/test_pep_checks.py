@@ -7,11 +7,11 @@ import dataclasses
 import math
 
 import pytest
-from fedbounds.checks.core import pep as core_pep
 from fedbounds.checks.core.controls import fires_for_its_reason
 from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.fednmap import pep as fpep
 from fedbounds.checks.fednmap import pep_checks
+from fedbounds.checks.pep import solve as core_pep
 from fedbounds.checks.registry import CheckContext, get_check
 from fedbounds.theory.fednmap import pep_evidence as ev
 from fedbounds.theory.registry import get_claim

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from fedbounds.checks.core.pep import certify
 from fedbounds.checks.fednmap.pep import lyapunov_pep
 from fedbounds.checks.fednmap.spep import build_round_spep, spep_gram_dimension
 from fedbounds.checks.fednmap.spep_checks import RHO, L, point_steps, round_noise, split, theorem8_comparison
+from fedbounds.checks.pep.solve import certify
 
 
 @pytest.mark.parametrize("C_0", [1.0, 2.0, 4.0])

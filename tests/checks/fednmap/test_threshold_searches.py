@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from fedbounds.checks.core.pep import Certificate, SolverRun
 from fedbounds.checks.ds_fedproxgrad import pep as ds_pep
 from fedbounds.checks.fednmap import pep as fn_pep
+from fedbounds.checks.pep.solve import Certificate, SolverRun
 
 
 def fake_cert(value: float | None, status: str = "optimal") -> Certificate:

@@ -127,7 +127,7 @@ def test_every_committed_certificate_verifies() -> None:
 
 
 def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
-    from fedbounds.checks.core.pep import certificate_record, certify, dual_feasibility
+    from fedbounds.checks.pep.solve import certificate_record, certify, dual_feasibility
 
     cert = certify(_gd_pep())
     for r in cert.runs:

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("PEPit")
 
-from fedbounds.checks.core.pep import Certificate, certify, verdict
+from fedbounds.checks.pep.solve import Certificate, certify, verdict
 
 
 def gd_convex(L: float, h: float):

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.core.pep import SCS_OPTIONS, Builder, SolverRun
+from fedbounds.checks.pep.solve import SCS_OPTIONS, Builder, SolverRun
 
 __all__ = ["Labels", "block_sizes", "lift", "solve_symmetric"]
 
@@ -234,7 +234,7 @@ def _dual_feasibility(mp: _Map, Ai: Any, Ae: Any, li: np.ndarray, le: np.ndarray
 
 
 def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, Any] | None = None) -> tuple[SolverRun, int]:
-    """Like :func:`fedbounds.checks.core.pep.solve_once`, for a builder whose ``named`` carries ``labels``
+    """Like :func:`fedbounds.checks.pep.solve.solve_once`, for a builder whose ``named`` carries ``labels``
     (a :class:`Labels`): the same worst case, solved in block form. Returns the run and the full Gram size
     it stands for (s + n m, less one per zero-mean slot); :func:`block_sizes` gives the blocks actually solved."""
     import cvxpy as cp

@@ -326,7 +326,7 @@ def certify(
     With ``retry`` (and no ``solver_options`` for that solver), a solver whose answer is not ``optimal`` and not
     ``unbounded`` is run once more with :data:`RETRY_OPTIONS`; the second answer is kept, with its options.
     ``solve(build, solver, options) -> (run, gram size)`` replaces :func:`solve_once` (for instance the
-    client-symmetric block form of :mod:`fedbounds.checks.core.pep_symmetric`).
+    client-symmetric block form of :mod:`fedbounds.checks.pep.symmetric`).
     """
     solve = solve_once if solve is None else solve
     if not solvers:
