@@ -1076,6 +1076,8 @@ def _positive_float(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mutants.py", description="Mutation harness: perturb formula constants and update-rule operators, run the tests.")
     p.add_argument("--files", nargs="+", metavar="GLOB", help="only the table's files matching these globs (relative paths)")
+    p.add_argument("--id", dest="ids", action="append", metavar="ID",
+                   help="only the mutant with this id (as --list prints it; repeatable)")
     p.add_argument("--limit", type=_positive_int, metavar="N", help="run at most N mutants (after --sample)")
     p.add_argument("--sample", type=_positive_int, metavar="K", help="a seeded random subset of K mutants")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed for --sample (default 0)")
@@ -1215,6 +1217,12 @@ def _skipped(m: Mutant, why: str) -> Result:
 
 def _select(mutants: Sequence[tuple[Mutant, Target]], args: argparse.Namespace) -> list[tuple[Mutant, Target]]:
     chosen = list(mutants)
+    if args.ids:
+        known = {m.id for m, _ in chosen}
+        unknown = [i for i in args.ids if i not in known]
+        if unknown:
+            raise UsageError(f"no mutant with id {unknown[0]!r} (see --list)")
+        chosen = [mt for mt in chosen if mt[0].id in args.ids]
     if args.sample is not None and args.sample < len(chosen):
         picked = set(random.Random(args.seed).sample(range(len(chosen)), args.sample))
         chosen = [mt for i, mt in enumerate(chosen) if i in picked]

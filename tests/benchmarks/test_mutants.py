@@ -260,3 +260,17 @@ def test_list_and_seeded_sample(tmp_path: Path, capsys: pytest.CaptureFixture[st
     # whole-module operators: the 3 in step, `+` and `**` in helper, `*` and `+` in RATE, `+` in observe
     assert "mod.py: 4 const sites, 9 op sites, 1 call sites; 18 mutants" in first
     assert "4 of 18 mutants listed" in first
+
+
+def test_id_selects_exactly_the_named_mutants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mod.py").write_bytes(SYNTHETIC)
+    table = [{"files": "*.py", "mutate": ["constants", "operators"], "tests": ["-q"]}]
+    assert mutants.main(["--root", str(tmp_path), "--list"], targets=table) == 0
+    ids = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines() if "\t" in line]
+    assert len(ids) == 18
+    assert mutants.main(["--root", str(tmp_path), "--list", "--id", ids[3], "--id", ids[11]], targets=table) == 0
+    listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines() if "\t" in line]
+    assert listed == [ids[3], ids[11]]
+    assert mutants.main(["--root", str(tmp_path), "--list", "--id", ids[3] + "x"], targets=table) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no mutant with id" in err
