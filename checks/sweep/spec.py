@@ -71,6 +71,7 @@ from typing import Any
 __all__ = [
     "CELLS_ENV",
     "CELL_FORMAT",
+    "CELL_WORK",
     "DEFAULT_CELL",
     "REGISTERED_CELLS",
     "Cell",
@@ -79,6 +80,7 @@ __all__ = [
     "canonical_json",
     "cell_allowed",
     "cell_key",
+    "check_cell_work",
     "load_spec",
     "parse_spec",
 ]
@@ -94,9 +96,15 @@ REGISTERED_CELLS = frozenset(
         DEFAULT_CELL,
         "fedbounds.checks.sweep.cell:compute_study_cell",
         "fedbounds.checks.sweep.closed_form_cells:compute_inside_cell",
+        "fedbounds.checks.sweep.spep_cells:compute_spep_cell",
     }
 )
 CELLS_ENV = "FEDBOUNDS_CELLS"
+#: cells whose work is not rounds x replicas x n x Q local gradients: cell -> its estimator ``module:function``, called
+#: as ``f(instance params, params, grid) -> (operations, field, value)`` for the spec's most expensive cell
+CELL_WORK: dict[str, str] = {
+    "fedbounds.checks.sweep.spep_cells:compute_spep_cell": "fedbounds.checks.sweep.spep_cells:cell_work",
+}
 
 
 def cell_allowed(cell: str) -> bool:
@@ -579,7 +587,10 @@ def _validate(data: dict, text: str) -> Spec:
     if cells > MAX_CELLS:
         raise SpecError("grid", f"the grid times the seeds makes {cells} cells; at most {MAX_CELLS}")
     check_memory(inst_name, inst_params, grid, replicas, rounds, len(metrics))
-    check_work(inst_name, inst_params, params, grid, replicas, rounds)
+    if cell in CELL_WORK:
+        check_cell_work(cell, inst_params, params, grid)
+    else:
+        check_work(inst_name, inst_params, params, grid, replicas, rounds)
     if cell == DEFAULT_CELL:
         _check_engine_names(algorithm, inst_name, inst_params, params, grid)
         if oracle is not None:
@@ -705,6 +716,21 @@ def check_work(
         f"{value} makes one cell about {work:.3g} operations, more than the {limit:.3g} allowed "
         f"(hours of computing; raise the limit with ${WORK_ENV} if you mean it)",
     )
+
+
+def check_cell_work(cell: str, inst_params: Mapping[str, Any], params: Mapping[str, Any], grid: Mapping[str, list]) -> None:
+    """:func:`check_work` for a cell with its own estimator (:data:`CELL_WORK`): the same limit, the same message."""
+    import importlib
+
+    module, _, func = CELL_WORK[cell].partition(":")
+    work, where, value = getattr(importlib.import_module(module), func)(inst_params, params, grid)
+    limit = work_limit()
+    if work > limit:
+        raise SpecError(
+            where,
+            f"{value} makes one cell about {work:.3g} operations, more than the {limit:.3g} allowed "
+            f"(hours of computing; raise the limit with ${WORK_ENV} if you mean it)",
+        )
 
 
 def _check_engine_names(algorithm: str, inst_name: str, inst_params: Mapping, params: Mapping, grid: Mapping[str, list]) -> None:

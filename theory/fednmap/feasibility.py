@@ -72,7 +72,8 @@ from fedbounds.theory.core.symbols import (
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap.feasibility_table1 import table1_comparison
 
-__all__ = ["DECLARATIONS", "PARAM_SYMBOLS", "THEOREM5", "THEOREM8", "ReportSection", "pep_section", "report_sections"]
+__all__ = ["DECLARATIONS", "PARAM_SYMBOLS", "THEOREM5", "THEOREM8", "ReportSection", "noise_floor_section", "pep_section",
+           "report_sections"]
 
 #: parameter name -> symbol (the plane of a feasible-region plot is any two of these)
 PARAM_SYMBOLS: dict[str, sp.Symbol] = {"gamma": gamma, "eta_hat": eta_hat, "eta_a": eta_a, "eta_s": eta_s, "m": m}
@@ -576,7 +577,48 @@ def pep_section(result: FeasibilityResult) -> ReportSection:
     return ReportSection("pep_certified_steps", _PEP_TITLE, tuple(_pep_lines(got, result)), data, line)
 
 
+_FLOOR_TITLE = "Noise floor: Theorem 8's printed floor beside the stochastic PEP's certified one (theory/fednmap/spep_floor.py)"
+
+
+def noise_floor_section(result: FeasibilityResult) -> ReportSection:
+    """Theorem 8's printed noise floor beside the floor the stochastic PEP certifies at the point, where the committed
+    grid covers it (:func:`fedbounds.theory.fednmap.spep_floor.certified_noise_floor`), else "not covered" and the
+    nearest grid point."""
+    from fedbounds.theory.fednmap.spep_floor import certified_noise_floor
+
+    c, ch = result.constants, result.chosen
+    if "sigma2" not in c:
+        lines = ("  no noise given (--sigma or --sigma2): nothing to compare",)
+        return ReportSection("stochastic_pep_floor", _FLOOR_TITLE, lines, {"covered": False, "reason": "no sigma given"})
+    from fedbounds.theory.core.evaluate import evaluate as by_name
+
+    mm = int(ch["m"])
+    printed = by_name(core.theorem8_floor, {**{k: float(v) for k, v in c.items()}, **ch})
+    got = certified_noise_floor(c["L"], c["rho"], c["mu"], int(c["n"]), int(c["Q"]), ch["gamma"], ch["eta_a"], ch["eta_hat"],
+                                c["sigma2"], m=mm, C_0=c.get("C_0"))
+    head = f"  printed   36 sigma^2/(m n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu (1-gamma rho)^2) = {printed:.6g}   (m = {mm})"
+    if not got.covered:
+        lines = (head, f"  certified not covered: {got.reason}")
+        tex = rf"&{_tex_text('stochastic PEP floor: not covered by the certified grid')} \\  % stochastic_pep_floor"
+        return ReportSection("stochastic_pep_floor", _FLOOR_TITLE, lines, got.to_dict() | {"printed_floor": printed}, tex)
+    d = got.to_dict()
+    lines_l = [head]
+    if mm != 1:
+        lines_l.append(f"  printed at m = 1 (the certificate's window): {got.printed_m1:.6g}")
+    lines_l += [
+        f"  certified K sigma^2/e8 = {got.floor:.6g}   = {got.ratio:.3g} x the printed floor at m = 1   "
+        f"(K = {got.K:.6g} per round, C_0 = {got.C_0:g}, C_c = {got.C_c:g})",
+        f"  scope: {got.scope}",
+    ]
+    tex = (rf"&\text{{noise floor}} \le {got.floor:.6g} && \text{{stochastic PEP, certified; printed }} {got.printed_m1:.6g}"
+           rf"\ (m = 1) \\  % stochastic_pep_floor")
+    return ReportSection("stochastic_pep_floor", _FLOOR_TITLE, tuple(lines_l), d, tex)
+
+
 def report_sections(result: FeasibilityResult) -> tuple[ReportSection, ...]:
     """The extra sections of a FedNMap feasibility report (called by
-    :func:`fedbounds.theory.feasibility.report_sections` for this paper's theorems only)."""
+    :func:`fedbounds.theory.feasibility.report_sections` for this paper's theorems only): the PEP-certified steps,
+    and for Theorem 8 the certified noise floor beside the printed one."""
+    if result.theorem == "fednmap.theorem8":
+        return (pep_section(result), noise_floor_section(result))
     return (pep_section(result),)
