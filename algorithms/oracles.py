@@ -14,6 +14,10 @@ full stack, so replicas and clients get independent draws and a run is reproduci
   E||g - grad f_i||^2 = (N - b) / (b (N - 1)) * S^2 without replacement, S^2 / b with replacement, where
   S^2 = (1/N) sum_j ||grad f_ij(x) - grad f_i(x)||^2 is the per-sample gradient variance.
 - ``ExactOracle()``: g = grad f_i(x), sigma2 = 0.
+- ``SignOracle(directions, signs=None)``: g = grad f_i(x) + s_i u_i, a fixed direction u_i per client and a fair sign
+  s_i = +-1 (a two-point law): E g = grad f_i, E||g - grad f_i||^2 = ||u_i||^2 exactly. The signs are drawn per
+  replica and client on every call, or fixed per replica (``signs``, one replica per sign pattern: exact
+  enumeration of the law). Not in ``ORACLES``: its directions are an array, not a spec value.
 
 ``make_oracle(spec)`` builds one from a dict such as ``{"kind": "gaussian", "sigma2": 0.1}``.
 """
@@ -172,6 +176,66 @@ class MinibatchOracle:
         else:
             factor = np.where(N > 1, (N - b) / (b * np.maximum(N - 1, 1.0)), 0.0)
         return factor * S2
+
+
+@dataclass(frozen=True, eq=False)
+class SignOracle:
+    """g_i = grad f_i(x) + s_i u_i: ``directions`` u (n, p), fair signs s_i = +-1 (module docstring).
+
+    ``signs`` None: s drawn per replica and client on every call (independent over calls, replicas and clients).
+    ``signs`` an (R, n) array of +-1: replica r uses row r on every call (the same sign at every local step and
+    round); the law over the replicas is mean-zero only if every column sums to 0, which is required (all 2^n
+    patterns, as rows, satisfy it). Run it with ``replicas = R``."""
+
+    directions: np.ndarray
+    signs: np.ndarray | None = None
+    name: str = "sign"
+
+    def __post_init__(self) -> None:
+        u = check_array("directions", self.directions, ndim=2)
+        object.__setattr__(self, "directions", u)
+        if self.signs is not None:
+            s = check_array("signs", self.signs, shape=(None, u.shape[0]))
+            if not np.all(np.abs(s) == 1):
+                raise InvalidParameterError("signs", "signs must have entries +1 or -1")
+            if np.any(s.sum(axis=0) != 0):
+                raise InvalidParameterError("signs", "every column of signs must sum to 0 (a mean-zero law over the replicas)")
+            object.__setattr__(self, "signs", s)
+
+    @property
+    def sigma2(self) -> float:
+        """The largest per-client second moment max_i ||u_i||^2 (each client's own is :meth:`variance`)."""
+        return float(np.max(np.sum(self.directions**2, axis=-1)))
+
+    def _check(self, problem: Problem, X: np.ndarray) -> np.ndarray:
+        X = _check_stack(problem, X)
+        if self.directions.shape != (problem.n, problem.p):
+            raise ValueError(f"directions must have shape (n, p) = ({problem.n}, {problem.p}), got {self.directions.shape}")
+        return X
+
+    def noise(self, rng: np.random.Generator | None, shape: tuple[int, ...]) -> np.ndarray:
+        """The additive noise s_i u_i alone, shape ``shape`` = ``(..., n, p)``."""
+        shape = tuple(int(k) for k in shape)
+        if shape[-2:] != self.directions.shape:
+            raise ValueError(f"shape must be (..., n, p) with (n, p) = {self.directions.shape}, got {shape}")
+        if self.signs is None:
+            if rng is None:
+                raise ValueError("rng must be a numpy Generator when the signs are drawn")
+            s = rng.choice(np.array([-1.0, 1.0]), size=shape[:-1])
+        else:
+            if len(shape) != 3 or shape[0] != self.signs.shape[0]:
+                raise ValueError(f"fixed signs need shape (R, n, p) with R = {self.signs.shape[0]} replicas, got {shape}")
+            s = self.signs
+        return s[..., None] * self.directions
+
+    def sample(self, problem: Problem, X: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        X = self._check(problem, X)
+        return problem.grad(X) + self.noise(rng, X.shape)
+
+    def variance(self, problem: Problem, X: np.ndarray) -> np.ndarray:
+        """E||g_i - grad f_i||^2 = ||u_i||^2, shape ``(..., n)``."""
+        X = self._check(problem, X)
+        return np.broadcast_to(np.sum(self.directions**2, axis=-1), X.shape[:-1]).copy()
 
 
 ORACLES: dict[str, type] = {"exact": ExactOracle, "gaussian": GaussianOracle, "minibatch": MinibatchOracle}

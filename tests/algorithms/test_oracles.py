@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 import pytest
-from fedbounds.algorithms.oracles import ORACLES, ExactOracle, GaussianOracle, MinibatchOracle, SampledProblem, make_oracle
+from fedbounds.algorithms.oracles import ORACLES, ExactOracle, GaussianOracle, MinibatchOracle, SampledProblem, SignOracle, make_oracle
 from fedbounds.algorithms.regularizers import Zero
 
 K = 20_000  # Monte Carlo draws
@@ -195,9 +195,59 @@ def test_minibatch_indices(replace: bool) -> None:
         assert_within_ci(counts.mean(axis=0), b / Ni, counts.std(axis=0) / np.sqrt(K), f"inclusion, client {i}")
 
 
+# ---------------------------------------------------------------- sign (two-point) oracle
+
+
+def test_sign_oracle_by_enumeration() -> None:
+    """Fixed signs, one replica per pattern of the 2^n: replica r's noise is exactly pattern_r * u, its mean over the
+    replicas is 0 and its second moment ||u_i||^2, both exactly (no sampling error)."""
+    prob = PerSampleLeastSquares()
+    pats = np.array(list(itertools.product((1, -1), repeat=prob.n)), dtype=float)
+    o = SignOracle(U_SIGN, signs=pats)
+    X = np.broadcast_to(point(prob), (len(pats), prob.n, prob.p))
+    e = o.sample(prob, X) - prob.grad(X)
+    np.testing.assert_allclose(e, pats[..., None] * U_SIGN, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(e.mean(axis=0), 0.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.sum(e**2, axis=-1).mean(axis=0), np.sum(U_SIGN**2, axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(o.variance(prob, X), np.broadcast_to(np.sum(U_SIGN**2, axis=-1), (len(pats), prob.n)))
+    assert o.sigma2 == pytest.approx(np.max(np.sum(U_SIGN**2, axis=-1)))
+
+
+def test_sign_oracle_random_signs() -> None:
+    """Drawn signs: each noise is +u_i or -u_i exactly, each with frequency 1/2 (z-test), so the mean is 0 and
+    E||g - grad f_i||^2 = ||u_i||^2 with no spread."""
+    prob = PerSampleLeastSquares()
+    X = np.broadcast_to(point(prob), (K, prob.n, prob.p))
+    e = SignOracle(U_SIGN).sample(prob, X, rng_for(0, 2, 0)) - prob.grad(X)
+    s = e[..., 0] / U_SIGN[:, 0]
+    np.testing.assert_allclose(np.abs(s), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(e, s[..., None] * U_SIGN, rtol=0, atol=1e-12)
+    assert_within_ci((s > 0).mean(axis=0), 0.5, np.sqrt(0.25 / K), "frequency of +u")
+    assert_within_ci(e.mean(axis=0), 0.0, np.abs(U_SIGN) / np.sqrt(K), "mean")
+
+
+def test_sign_oracle_rejects_bad_parameters() -> None:
+    prob = PerSampleLeastSquares()
+    pats = np.array(list(itertools.product((1, -1), repeat=prob.n)), dtype=float)
+    for bad in (np.zeros(4), np.full((3, 4), np.nan), "u"):
+        with pytest.raises(ValueError, match="directions"):
+            SignOracle(bad)
+    with pytest.raises(ValueError, match="directions"):
+        SignOracle(np.ones((2, 4))).sample(prob, point(prob), rng_for(0, 0, 0))  # n = 2 directions, 3 clients
+    for bad in (2 * pats, np.where(pats > 0, 1.0, 0.0), pats[:, :2], np.ones((2, 3))):  # not +-1, wrong n, biased
+        with pytest.raises(ValueError, match="signs"):
+            SignOracle(U_SIGN, signs=bad)
+    with pytest.raises(ValueError, match="signs"):  # 8 fixed patterns, 4 replicas
+        SignOracle(U_SIGN, signs=pats).sample(prob, np.broadcast_to(point(prob), (4, prob.n, prob.p)))
+    with pytest.raises(ValueError, match="rng"):
+        SignOracle(U_SIGN).sample(prob, point(prob), None)
+
+
 # ---------------------------------------------------------------- reproducibility and independence
 
-ORACLE_OBJECTS = [GaussianOracle(1.0), MinibatchOracle(2), MinibatchOracle(2, replace=True)]
+#: directions of the sign oracle for the default test problem (n = 3, p = 4), every coordinate nonzero
+U_SIGN = np.random.default_rng(2).standard_normal((3, 4))
+ORACLE_OBJECTS = [GaussianOracle(1.0), MinibatchOracle(2), MinibatchOracle(2, replace=True), SignOracle(U_SIGN)]
 
 
 @pytest.mark.parametrize("oracle", ORACLE_OBJECTS, ids=lambda o: f"{o.name}")
