@@ -22,6 +22,9 @@ only through their inner products. This module turns it into a concrete instance
    recompute min_t ||F_nor(z_t)||^2 and the Lyapunov decrease from the engine's states and compare with the
    PEP's primal objective.
 
+Steps 1 to 3 are :func:`realise` (also used by the stochastic replay, :mod:`fedbounds.checks.fednmap.spep_replay`);
+the Lyapunov function on engine states is :func:`lyapunov_terms`.
+
 Reference: the PEP is :func:`fedbounds.checks.fednmap.pep.build_lyapunov_pep`; the engine is
 ``fedbounds.algorithms.fednmap.FedNMap``.
 """
@@ -40,9 +43,12 @@ __all__ = [
     "InterpolatedClients",
     "MaxAffineWeaklyConvex",
     "QuadraticClients",
+    "Realised",
     "Replay",
     "SmoothInterpolant",
     "fit_quadratic",
+    "lyapunov_terms",
+    "realise",
     "replay_lyapunov",
 ]
 
@@ -299,6 +305,80 @@ def fit_quadratic(triplets: list[tuple[np.ndarray, np.ndarray, float]], L: float
     return A, b, c, _misfit(A, b, c, triplets)
 
 
+@dataclass(frozen=True, eq=False)
+class Realised:
+    """A PEP solution made concrete (module docstring, steps 1 to 3): ``problem`` (the engine's Problem API),
+    ``project`` (PEPit coordinates -> R^r), ``dimension`` r, ``fit_residual`` (the worst misfit at the f_i's triplets),
+    ``construction`` (which f_i were built)."""
+
+    problem: Any
+    basis: np.ndarray  # (r, N): rows span every vector of the solution
+    dimension: int
+    fit_residual: float
+    construction: str
+
+    def project(self, v: np.ndarray) -> np.ndarray:
+        return self.basis @ np.asarray(v, dtype=float)
+
+
+def realise(ev: dict[str, Any], n: int, L: float, rho: float, extra: tuple[str, ...] = (), construction: str = "auto") -> Realised:
+    """Steps 1 to 3 of the module docstring on a solved PEP's ``evaluations``: ``z0``, the functions ``h`` and
+    ``f0`` .. ``f{n-1}`` as triplets, and the Points named in ``extra`` (also kept in the span, e.g. noise directions).
+    Without ``h`` (a PEP of a smooth problem) the regulariser is zero.
+    ``construction``: ``"auto"`` (the quadratic fit where it interpolates to 1e-6, else the smooth interpolant),
+    ``"quadratic"`` or ``"interpolant"``."""
+    if construction not in ("auto", "quadratic", "interpolant"):
+        raise ValueError(f"construction must be 'auto', 'quadratic' or 'interpolant', got {construction!r}")
+    # 1. coordinates: project every vector onto the span of all of them
+    funcs = [*(["h"] if "h" in ev else []), *(f"f{i}" for i in range(n))]
+    vecs = [ev["z0"], *(ev[k] for k in extra)] + [v for k in funcs for t in ev[k] for v in t[:2]]
+    U, sv, _ = np.linalg.svd(np.array(vecs).T, full_matrices=False)
+    rank = int(np.sum(sv > 1e-9 * sv[0]))
+    P = U[:, :rank].T
+
+    def proj(v: np.ndarray) -> np.ndarray:
+        return P @ v
+
+    phi: Any
+    if "h" in ev:
+        h_trip = [(proj(x), proj(g), fv) for x, g, fv in ev["h"]]
+        phi = MaxAffineWeaklyConvex(np.array([t[0] for t in h_trip]), np.array([t[1] for t in h_trip]),
+                                    np.array([t[2] for t in h_trip]), rho)
+    else:
+        from fedbounds.algorithms.regularizers import Zero
+
+        phi = Zero()
+    trips = [[(proj(x), proj(g), fv) for x, g, fv in ev[f"f{i}"]] for i in range(n)]
+    fits = [fit_quadratic(tr, L) for tr in trips]
+    residual = max(f[3] for f in fits)
+    problem: Any
+    if construction == "quadratic" or (construction == "auto" and residual < 1e-6):
+        problem = QuadraticClients(np.array([f[0] for f in fits]), np.array([f[1] for f in fits]),
+                                   np.array([f[2] for f in fits]), phi, L)
+        construction = "quadratic"
+    else:  # no quadratic interpolates: the exact smooth (nonconvex) interpolant
+        clients = tuple(SmoothInterpolant(tr, L) for tr in trips)
+        problem = InterpolatedClients(clients, phi, L, rank)
+        residual = max(c.misfit() for c in clients)
+        construction = "smooth interpolant (Taylor-Hendrickx-Glineur)"
+    return Realised(problem, P, rank, residual, construction)
+
+
+def lyapunov_terms(problem: Any, z: np.ndarray, c: np.ndarray, gamma: float, C_0: float,
+                   C_c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per replica, from engine states z (R, r) and c (R, n, r): the reconstructed Lyapunov function
+    psi(prox z) + (gamma C_0/2)||F_nor(z)||^2 + C_c corr_err, ||F_nor(z)||^2 and corr_err = (1/n) sum_i
+    ||c_i + grad f_i(x) - grad f(x)||^2 (the PEP's ``_Round.lyap``), each of shape (R,)."""
+    n = c.shape[-2]
+    x = problem.phi.prox(z, gamma)
+    G = problem.grad(np.repeat(x[:, None, :], n, axis=1))
+    gbar = G.mean(axis=1)
+    fnor = gbar + (z - x) / gamma
+    corr = np.mean(np.sum((c + G - gbar[:, None, :]) ** 2, axis=-1), axis=-1)
+    fn2 = np.sum(fnor * fnor, axis=-1)
+    return problem.psi(x) + gamma * C_0 / 2 * fn2 + C_c * corr, fn2, corr
+
+
 @dataclass(frozen=True)
 class Replay:
     """PEP value vs the engine's value on the constructed instance.
@@ -364,31 +444,8 @@ def replay_lyapunov(
     if sr is None or sr.primal is None or not sr.evaluations:
         raise RuntimeError(f"the PEP did not solve ({sr.status if sr else 'no solve'}); nothing to replay")
     ev = sr.evaluations
-    # 1. coordinates: project every vector onto the span of all of them
-    vecs = [ev["z0"]] + [v for k in ["h", *(f"f{i}" for i in range(n))] for t in ev[k] for v in t[:2]]
-    U, sv, _ = np.linalg.svd(np.array(vecs).T, full_matrices=False)
-    rank = int(np.sum(sv > 1e-9 * sv[0]))
-    P = U[:, :rank].T
-
-    def proj(v: np.ndarray) -> np.ndarray:
-        return P @ v
-
-    h_trip = [(proj(x), proj(g), fv) for x, g, fv in ev["h"]]
-    phi = MaxAffineWeaklyConvex(np.array([t[0] for t in h_trip]), np.array([t[1] for t in h_trip]),
-                                np.array([t[2] for t in h_trip]), rho)
-    trips = [[(proj(x), proj(g), fv) for x, g, fv in ev[f"f{i}"]] for i in range(n)]
-    fits = [fit_quadratic(tr, L) for tr in trips]
-    residual = max(f[3] for f in fits)
-    problem: Any
-    if construction == "quadratic" or (construction == "auto" and residual < 1e-6):
-        problem = QuadraticClients(np.array([f[0] for f in fits]), np.array([f[1] for f in fits]),
-                                   np.array([f[2] for f in fits]), phi, L)
-        construction = "quadratic"
-    else:  # no quadratic interpolates: the exact smooth (nonconvex) interpolant
-        clients = tuple(SmoothInterpolant(tr, L) for tr in trips)
-        problem = InterpolatedClients(clients, phi, L, rank)
-        residual = max(c.misfit() for c in clients)
-        construction = "smooth interpolant (Taylor-Hendrickx-Glineur)"
+    inst = realise(ev, n, L, rho, construction=construction)
+    problem, proj, rank, residual = inst.problem, inst.project, inst.dimension, inst.fit_residual
     # 4. run the engine, recording every state
     states: list[Any] = []
     traj = run("fednmap", problem, {"gamma": gamma, "eta_a": eta_a, "eta_s": eta_s, "Q": Q, "variant": variant,
@@ -399,13 +456,8 @@ def replay_lyapunov(
     cs = [np.zeros((1, n, rank))] + [s.c for s in states]
 
     def lyap(z: np.ndarray, c: np.ndarray) -> tuple[float, float]:
-        x = phi.prox(z, gamma)
-        G = problem.grad(np.repeat(x[:, None, :], n, axis=1))
-        gbar = G.mean(axis=1)
-        fnor = gbar + (z - x) / gamma
-        corr = np.mean(np.sum((c + G - gbar[:, None, :]) ** 2, axis=-1))
-        val = problem.psi(x)[0] + gamma * C_0 / 2 * float(fnor[0] @ fnor[0]) + C_c * corr
-        return float(val), float(fnor[0] @ fnor[0])
+        val, fn2, _ = lyapunov_terms(problem, z, c, gamma, C_0, C_c)
+        return float(val[0]), float(fn2[0])
 
     lv = [lyap(z, c) for z, c in zip(zs, cs, strict=True)]
     fn2 = [lv[t][1] for t in range(T)]
@@ -421,6 +473,6 @@ def replay_lyapunov(
         solver_status=sr.status,
         budget=budget,
         details={"Fnor2_pep": [ev[f"Fnor2_{t}"] for t in range(T)], "Fnor2_replay": fn2, "problem": problem,
-                 "construction": construction,
+                 "construction": inst.construction,
                  "z0": proj(ev["z0"])},
     )
