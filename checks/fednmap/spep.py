@@ -157,7 +157,9 @@ def build_round_spep(
 def _scenario(problem: Any, rd: _NoisyRound, p0: dict[str, Any], c0: list[Any], lyap0: Any, margin: Any, eta_a: float,
               eta_s: float, n: int, sigma2: float, C_0: float, C_c: float) -> tuple[Any, dict[str, Any]]:
     """Q = 1: client i's noise is s_i u_i (u_i a free leaf, ||u_i||^2 <= sigma2, fair independent signs); one server
-    step per sign pattern, one set of functions for all; the measure averaged over the 2^n patterns."""
+    step per sign pattern, one set of functions for all; the measure averaged over the 2^n patterns. ``named``: the
+    Points ``z0``, ``c0_{i}``, ``u{i}``, the functions ``f{i}``, ``h``, the Expressions ``lyap0``, ``margin``,
+    ``lyap1_{k}`` (pattern k of :func:`~fedbounds.checks.pep.stochastic.sign_patterns`)."""
     from PEPit import Point
 
     us = [Point() for _ in range(n)]
@@ -165,6 +167,7 @@ def _scenario(problem: Any, rd: _NoisyRound, p0: dict[str, Any], c0: list[Any], 
         problem.add_constraint(u**2 <= sigma2)
     pats = sign_patterns(n)
     total = None
+    lyap1 = []
     for pat in pats:
         ys = [p0["grads"][i] + pat[i] * us[i] + p0["v"] + c0[i] for i in range(n)]  # Q = 1: y_i = the local direction
         ybar = sum(ys[1:], ys[0]) / n
@@ -172,9 +175,17 @@ def _scenario(problem: Any, rd: _NoisyRound, p0: dict[str, Any], c0: list[Any], 
         c1 = [c0[i] - ys[i] + ybar for i in range(n)]
         p1 = rd.at(z1)
         val = rd.lyap(p1, c1, C_0, C_c)
+        lyap1.append(val)
         total = val if total is None else total + val
     problem.set_performance_metric(total / len(pats) - lyap0 + margin)
-    return problem, {}
+    # what a replay needs (fedbounds.checks.fednmap.spep_replay): the start, the noise directions, the functions'
+    # triplets over every pattern's trajectory, and the measure's parts (Lyap_1 per pattern in sign_patterns order)
+    named: dict[str, Any] = {"z0": p0["z"], "lyap0": lyap0, "margin": margin, "h": rd.h}
+    named.update({f"c0_{i}": c0[i] for i in range(n)})
+    named.update({f"u{i}": us[i] for i in range(n)})
+    named.update({f"f{i}": f for i, f in enumerate(rd.fs)})
+    named.update({f"lyap1_{k}": v for k, v in enumerate(lyap1)})
+    return problem, named
 
 
 def noise_coefficient(

@@ -49,7 +49,8 @@ def sgd_step_pep(L: float, eta: float, orthogonality: bool = True, solvers: Sequ
 
 
 def sgd_step_scenario_pep(L: float, eta: float, solvers: Sequence[str] = DEFAULT_SOLVERS) -> Certificate:
-    """The two-scenario lower bound: e = s u, s = +-1 with probability 1/2, ||u||^2 <= 1, one f for both."""
+    """The two-scenario lower bound: e = s u, s = +-1 with probability 1/2, ||u||^2 <= 1, one f for both. Its builder
+    names the start ``z0``, the direction ``u0`` and the function ``f0`` (evaluated in each run's ``evaluations``)."""
     L, eta = check_positive("L", L), check_positive("eta", eta)
 
     def build() -> Any:
@@ -65,6 +66,6 @@ def sgd_step_scenario_pep(L: float, eta: float, solvers: Sequence[str] = DEFAULT
         pats = sign_patterns(1)
         mean_f1 = sum(f(x0 - eta * (g0 + s * u)) for (s,) in pats) / len(pats)
         problem.set_performance_metric(mean_f1 - f0 + eta * (1 - L * eta / 2) * g0**2)
-        return problem
+        return problem, {"z0": x0, "u0": u, "f0": f}  # for a replay (fedbounds.checks.fednmap.spep_replay)
 
     return certify(build, solvers=solvers)
