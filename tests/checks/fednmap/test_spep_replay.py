@@ -128,3 +128,13 @@ def test_evidence_sgd_rows(evidence: dict) -> None:
         for k in ("upper", "scenario", "replay_mean"):
             assert r[k] == pytest.approx(r["exact"], rel=1e-6), (k, r)
         assert abs(r["control_none"]) < 1e-6 * r["exact"]
+
+
+def test_quick_check_reports_the_replays(quick_result) -> None:
+    """The fednmap.spep.lyapunov_windows check carries both replays in its SGD validation's details (the machinery
+    control, about 0.5 CPU-s there); a replay that drifted from its solve shows as a relative error above these."""
+    res = quick_result("fednmap.spep.lyapunov_windows")
+    v = next(v for v in res.verdicts if v.instance.startswith("validation: one SGD step"))
+    rep = v.details["replay"]
+    assert rep["sgd"]["rel_error"] <= 1e-6, rep
+    assert rep["scenario_n1_Q1"]["rel_error"] <= 1e-5, rep
