@@ -36,8 +36,8 @@ def test_prototype_figure_n1_Q1() -> None:
 
 def test_scenario_lower_bound_meets_the_upper_bound_at_Q1() -> None:
     """The sign-pattern instance (e = +-u) is admissible, so its value is below the expected-Gram value; measured
-    within 1e-4 of it at n = Q = 1 (a stable relative gap of 4.1e-5 there: tight within the certificates' tolerance). A scenario above the upper bound would mean one
-    of the two encodings is wrong."""
+    within 1e-4 of it at n = Q = 1 (a stable relative gap of 4.1e-5: tight within the certificates' tolerance). A
+    scenario above the upper bound would mean one of the two encodings is wrong."""
     up, low = round_noise(1, 1, 1.0, 1e-2), round_noise(1, 1, 1.0, 1e-2, scenario=True)
     assert up.certified and low.certified
     assert low.value <= up.value * (1 + 1e-5)
