@@ -140,3 +140,25 @@ def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
     text = ("\t\tThe solver found a residual matrix that is positive semi-definite up to an error of 3e-09\n"
             "(PEPit) The worst-case guarantee proof is perfectly reconstituted\n")
     assert dual_feasibility(text) == {"psd_residual": 3e-09, "reconstitution": 0.0}
+
+
+def _contraction_point(k: float = 16.0):
+    """fednmap.pep.theorem8_exponent's first quick point (rho = 0.1, n = 2, Q = 1, mu = 0.1, k x printed steps)."""
+    from fedbounds.checks.fednmap.pep import build_pl_contraction_pep, theorem5_steps
+
+    st = theorem5_steps(1.0, 0.1, 1)
+    return build_pl_contraction_pep(1.0, 0.1, st["gamma"], k * st["eta_a"], st["eta_s"], 2, 1, 0.1, 1.0, 1.0)
+
+
+def test_facial_reduction_sees_directions_that_move_function_values() -> None:
+    # no dual of the contraction PEP is positive definite: a 4-dimensional face (three leaves whose values can absorb
+    # any move, and one difference of two) that directions in G alone miss (they found 1 of the 4); with it the first
+    # point is proved (committed), without it no interior dual exists at any delta up to 1e-3 relative
+    pb = C.problem_of(_contraction_point())
+    W = C.face(pb)
+    unit = [[Fraction(int(i == j)) for i in range(pb.points)] for j in range(3)]
+    diff = [Fraction(0)] * pb.points
+    diff[4], diff[5] = Fraction(1), Fraction(-1)
+    assert len(W) == 4 and all(w in W for w in unit) and (diff in W or [-x for x in diff] in W)
+    s = C.check_stored(pb, C.load(C.stored(pb.digest)))
+    assert s["value"] <= s["bound"] < 0  # a contraction: Lyap_1 - Lyap_0 < 0 over the relaxed class
