@@ -374,7 +374,7 @@ def _pep_section(claims: list[Mapping[str, Any]]) -> str:
             point = d.get("control", v.get("instance")) if "control" in d else v.get("instance")
             rows.append([_link(str(c.get("check_id"))), ("control: " if "control" in d else "") + str(point),
                          _as_float(v.get("observed")), _as_float(v.get("bound")), _as_float(d.get("ratio")),
-                         Cell(html.escape(status), "holds" if status == "certified" else "inconclusive"),
+                         Cell(html.escape(status), "holds" if status in ("certified", "proved") else "inconclusive"),
                          ", ".join(f"{k} {r.get('status')}" for k, r in solvers.items() if isinstance(r, Mapping)),
                          f"{max(gaps):.1e}" if gaps else "-", gram, f"{secs:.2f}"])
     if not rows:

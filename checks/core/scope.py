@@ -227,7 +227,7 @@ def _points(verdicts: Iterable[Any]) -> list[tuple[dict[str, Any], Any]]:
 def _own_certificate(verdict: Any) -> str | None:
     """A PEP verdict certified at its own point (worst case over the whole class, two solvers agreeing)."""
     pep = verdict.details.get("pep") if isinstance(getattr(verdict, "details", None), Mapping) else None
-    if isinstance(pep, Mapping) and pep.get("pep_status") == "certified":
+    if isinstance(pep, Mapping) and pep.get("pep_status") in ("certified", "proved"):
         return "each point's own PEP certificate (worst case over the class, two solvers)"
     return None
 

@@ -20,6 +20,13 @@ Negative controls, each changing one thing on the check's own experiment:
 * both: the printed coefficient divided by twice its measured room at the first point (the bound becomes half the
   certified worst case): the verdict must flip to violated. This tests that a constant off by that much is caught.
 
+Which evidence decides which verdict. The expected-Gram value, certified or proved (an exact rational certificate of
+value + delta), is an *upper* bound: it decides ``holds``. ``violated`` needs an admissible instance above the bound
+(:mod:`fedbounds.checks.pep.lower`): the two-scenario instance's value for the sigma^2 measures (the relaxation's own
+primal point is not an instance), the PEP's primal value where the PEP is exact (the G^2 measure has no noise leaf; the
+orthogonality-free control's noise leaves are plain vectors). A verdict's ``ci_low`` is that lower bound (nan when there
+is none: then it can read ``holds`` or ``inconclusive``, never ``violated``), ``ci_high`` the certified upper bound.
+
 Measured (2 cores, under load; ``fedbounds check --claim ds.spep``): quick about 2-4 CPU-s (two points, N = 2).
 
 Reference: Arif, DS FedProxGrad (arXiv 2512.08671) Lemma 5.2, eqs. (9), (14), (19), (22); docs/ds-fedproxgrad-notes.md
@@ -33,9 +40,10 @@ from dataclasses import replace
 from typing import Any
 
 from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.verdict import Verdict
+from fedbounds.checks.core.verdict import Verdict, decide
 from fedbounds.checks.ds_fedproxgrad.pep import theory_values
 from fedbounds.checks.ds_fedproxgrad.spep import SPoint, printed_coefficients, scenario_pep, stochastic_pep
+from fedbounds.checks.pep.lower import primal_lower
 from fedbounds.checks.pep.solve import Certificate, pep_verdict
 from fedbounds.checks.registry import CheckContext, CheckResult, register
 
@@ -73,11 +81,29 @@ def _room(v: Verdict) -> float:
     return v.bound / v.observed if math.isfinite(v.observed) and v.observed > 0 else math.nan
 
 
-def _coef_verdict(cid: str, instance: str, cert: Certificate, printed: float, scale: float, **extra: Any) -> Verdict:
-    """worst coefficient <= printed; slack = printed / certified; ``scale`` (L_F eta^2 or the printed K_G) for reports."""
+def _coef_verdict(cid: str, instance: str, cert: Certificate, printed: float, scale: float, lower: float | None = None,
+                  **extra: Any) -> Verdict:
+    """worst coefficient <= printed; slack = printed / certified; ``scale`` (L_F eta^2 or the printed K_G) for reports.
+
+    ``lower``: an admissible instance's coefficient (module docstring), the only evidence that can make it ``violated``;
+    the certified value (an upper bound) makes it ``holds``, or nothing."""
     v = pep_verdict(cid, instance, cert, printed, certified_over_scale=None if cert.value is None else cert.value / scale,
-                    printed_over_scale=printed / scale, **extra)
-    return replace(v, slack=_room(v))
+                    printed_over_scale=printed / scale, lower=lower, **extra)
+    return replace(v, slack=_room(v), **_bounded(v, lower, printed))
+
+
+def _bounded(v: Verdict, lower: float | None, bound: float) -> dict[str, Any]:
+    """ci_low = the admissible lower bound (nan: none), ci_high = the certified upper bound (nan: not certified, +inf:
+    certified unbounded), and the status they decide: ``holds`` on the upper bound, ``violated`` on the lower bound."""
+    pep = v.details["pep"]["pep_status"]
+    upper = v.observed if pep in ("certified", "proved") else (math.inf if pep == "unbounded" else math.nan)
+    low = math.nan if lower is None else float(lower)
+    status = "inconclusive"
+    if math.isfinite(upper) and decide(upper, upper, bound, exact=True) == "holds":
+        status = "holds"
+    elif not math.isnan(low) and decide(low, low, bound, exact=True) == "violated":
+        status = "violated"
+    return {"ci_low": low, "ci_high": upper, "status": status}
 
 
 def sigma2_verdicts(p: SPoint, label: str) -> list[Verdict]:
@@ -85,16 +111,20 @@ def sigma2_verdicts(p: SPoint, label: str) -> list[Verdict]:
     pc = printed_coefficients(p)
     scale = pc["L_F"] * p.eta**2
     out = []
+    lows: dict[str, tuple[float | None, str]] = {}
     for noise, joint in SIGMA2_MODELS:
         cert = stochastic_pep(p, "sigma2", noise, a_G=pc["K_G"] if joint else None)
         extra: dict[str, Any] = {"noise": noise, "G2": "free, charged at the printed coefficient" if joint else "0",
                                  "unit": "L_F eta^2", "K_sigma_tight_printed": pc["K_sigma_tight"]}
-        if not joint:
-            low = scenario_pep(p, noise)
-            extra.update(scenario_lower=low.value if low.certified else None, scenario_status=low.status,
-                         lower_over_upper=low.value / cert.value if low.certified and cert.certified and cert.value else None)
+        if noise not in lows:
+            scen = scenario_pep(p, noise)
+            lows[noise] = (primal_lower(scen), scen.status)  # the two-scenario instance: admissible (module docstring)
+        lower, scen_status = lows[noise]
+        # the joint measure's G^2 = 0 is feasible, so the G = 0 scenario instance bounds it from below too
+        extra.update(scenario_lower=lower, scenario_status=scen_status,
+                     lower_over_upper=lower / cert.value if lower is not None and cert.certified and cert.value else None)
         what = f"{noise} noise, G^2 {'charged at printed' if joint else '= 0'}"
-        out.append(_coef_verdict(SIGMA2, f"{label}: {what}", cert, pc["K_sigma"], scale, **extra))
+        out.append(_coef_verdict(SIGMA2, f"{label}: {what}", cert, pc["K_sigma"], scale, lower, **extra))
     return out
 
 
@@ -111,7 +141,8 @@ def check_sigma2(ctx: CheckContext) -> CheckResult:
     pc = printed_coefficients(p)
     free = stochastic_pep(p, "sigma2", "free")
     res.negatives.append(control(
-        _coef_verdict(SIGMA2, f"control: {_label(*grid[0])}, orthogonality dropped", free, pc["K_sigma"], pc["L_F"] * p.eta**2),
+        _coef_verdict(SIGMA2, f"control: {_label(*grid[0])}, orthogonality dropped", free, pc["K_sigma"], pc["L_F"] * p.eta**2,
+                      primal_lower(free)),  # no orthogonality: the noise leaves are plain vectors, the PEP is exact
         changed="orthogonality", what="E<e, v> = 0 dropped (the noise may align with the gradient)", before="imposed",
         after="dropped", violated_at=_label(*grid[0])))
     res.negatives.append(_halved_room_control(SIGMA2, res.verdicts[0], "(3/2) L_F eta^2"))
@@ -128,8 +159,9 @@ def check_G2(ctx: CheckContext) -> CheckResult:
         ctx.tick(f"PEP, G^2 coefficient, {_label(*point)}")
         p = grid_point(*point)
         pc = printed_coefficients(p)
-        res.verdicts.append(_coef_verdict(G2, _label(*point), stochastic_pep(p, "G2"), pc["K_G"], pc["K_G"],
-                                          unit="printed K_G"))
+        cert = stochastic_pep(p, "G2")
+        # no noise leaf at sigma = 0: a deterministic PEP, exact for the class, so its primal point is an instance
+        res.verdicts.append(_coef_verdict(G2, _label(*point), cert, pc["K_G"], pc["K_G"], primal_lower(cert), unit="printed K_G"))
     res.negatives.append(_halved_room_control(G2, res.verdicts[0], "eta (1 + 3 L_F eta/2) gamma_r^2"))
     _summary(res, "printed")
     return res
@@ -137,16 +169,21 @@ def check_G2(ctx: CheckContext) -> CheckResult:
 
 def _halved_room_control(cid: str, v: Verdict, name: str) -> Verdict:
     """The first verdict's printed coefficient divided by twice its measured room: the bound becomes half the
-    certified worst case, and the verdict must flip (the same certificate; a calibrated control, labelled so)."""
+    certified worst case, and the verdict must flip (the same experiment; a calibrated control, labelled so).
+
+    ``violated`` is decided by the admissible lower bound (``details["lower"]``, module docstring), never by the
+    certified or proved value: an upper bound above the halved bound shows nothing."""
     room = _room(v)
     if not math.isfinite(room):
         return control(replace(v, status="inconclusive"), changed="bound", what="no certified room to divide by",
                        before=v.bound, after=None)
     bound = v.bound / (2 * room)
-    status = "violated" if v.details["pep"]["pep_status"] == "certified" and v.observed > bound else "inconclusive"
-    details = {**v.details, "ratio": v.observed / bound, "calibrated": "from the measured room"}
+    lower = v.details.get("lower")
+    details = {**v.details, "ratio": v.observed / bound, "calibrated": "from the measured room",
+               "decided_by": "admissible lower bound" if lower is not None else "none (no admissible lower bound)"}
     flipped = replace(v, instance=f"control: {v.instance}, printed {name} / (2 x room {room:.3g})", bound=bound,
-                      status=status, slack=bound / v.observed, details=details)
+                      slack=bound / v.observed, details=details)
+    flipped = replace(flipped, **_bounded(flipped, lower, bound))
     return control(flipped, changed="bound", what=f"printed {name} divided by twice its measured room (calibrated)",
                    before=v.bound, after=bound, violated_at=v.instance)
 

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fedbounds.checks.fednmap.pep import _basis_scale, _check, _Round
-from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative
+from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, with_proof
 from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
 __all__ = ["build_round_spep", "noise_coefficient", "spep_gram_dimension"]
@@ -197,7 +197,9 @@ def noise_coefficient(
     """The certificate of K* (module docstring), value = K* (the coefficient of sigma^2), +inf when unbounded.
 
     The SDP is solved at variance bounds sigma2 in ``scales`` (default 1/eta_hat^2, then 1, 100/eta_hat^2: exact by
-    homogeneity) until one certifies; values are divided by that sigma2. ``symmetric``: block form."""
+    homogeneity) until one certifies; values are divided by that sigma2. The exact certificate (when stored, or proved
+    with ``FEDBOUNDS_PROVE=1``) is of the sigma2 = 1 PEP in full form, whatever form and scale were solved.
+    ``symmetric``: block form."""
     eta_hat = eta_s * eta_a * Q
     tried = [1.0 / eta_hat**2, 1.0, 100.0 / eta_hat**2] if scales is None else list(scales)
     first = None
@@ -211,6 +213,11 @@ def noise_coefficient(
         else:
             cert = certify(build, solvers=solvers, rel_tol=rel_tol)
         cert = _rescaled(cert, 1.0 / s2)
+        if cert.certified and not cert.proved and (s2 != 1.0 or symmetric):
+            # the exact certificate is of the sigma2 = 1 PEP in full form: the block form's PEPit rows lack the
+            # corrections' zero mean (a label, not a row), so they make a relaxation with a larger worst case
+            cert = with_proof(cert, build_round_spep(L, rho, gamma, eta_a, eta_s, n, Q, C_0, C_c, d, d_c, variant, 1.0,
+                                                     orthogonality, False, scenario))
         if first is None:
             first = cert
         if cert.certified or cert.unbounded:

@@ -6,9 +6,12 @@
   verdict's details, the SGD step's and the n = Q = 1 scenario worst cases replayed through the engine).
   Controls: drop the orthogonality constraints (changed: orthogonality; the value must grow: verdict "K without
   orthogonality <= K with it" violated); C_c = 1 (changed: C_c; the floor is violated, the correction state's noise).
+  Each is decided by an admissible instance (:mod:`fedbounds.checks.pep.lower`: the orthogonality-free PEP's primal
+  point; the 2^n-scenario instance at Q = 1), never by a certified or proved value, which is an upper bound.
 * ``fednmap.spep.constant_36`` and ``fednmap.spep.constant_12100``: each printed constant's room (K split as
   K_var + kappa C_c from two C_c), verdict "needed / printed <= 1"; control: that printed constant divided by twice
-  its measured room (changed: the constant), which must flip its verdict.
+  its measured room (changed: the constant), which must flip its verdict (calibrated from the certified split, so
+  decided by upper bounds: it tests the verdict machinery, not the theorem).
 
 Scope of every verdict: on the reconstructed Lyapunov shape, at 16 x Theorem 5's printed steps (outside the printed
 step conditions), mu = 0.1, m = 1. The full profile adds (2, 2) and (4, 2) in block form. A point the solvers cannot
@@ -23,6 +26,8 @@ from typing import Any
 from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.verdict import Verdict, decide, slack_of
 from fedbounds.checks.fednmap.spep_checks import round_noise, split, theorem8_comparison
+from fedbounds.checks.pep.lower import primal_lower
+from fedbounds.checks.pep.solve import certificate_record
 from fedbounds.checks.registry import CheckContext, CheckResult, register
 
 __all__ = ["GRIDS", "check_constant_36", "check_constant_12100", "check_windows"]
@@ -98,7 +103,7 @@ def check_windows(ctx: CheckContext) -> CheckResult:
         cmp = r["cmp"]
         res.verdicts.append(_ratio_verdict(WINDOWS, _label(n, Q, C_0, r["C_c"]), cmp.get("floor_ratio"),
                                            K=r["K"], allowance=cmp["allowance"], scope="reconstructed shape, 16x printed steps",
-                                           at=_at(n, Q, C_0, r["C_c"])))
+                                           at=_at(n, Q, C_0, r["C_c"]), pep=certificate_record(r["certs"][-1])))
     # validation 1: sigma = 0 reproduces the deterministic PEP (ratio form, T = 1, free corrections)
     from fedbounds.checks.fednmap.pep import lyapunov_pep
 
@@ -117,23 +122,27 @@ def check_windows(ctx: CheckContext) -> CheckResult:
     ctx.tick("stochastic PEP validation: replay through the engine")
     res.verdicts.append(_ratio_verdict(WINDOWS, "validation: one SGD step, |K - L eta^2/2|/(L eta^2/2) (L=1, eta=0.5)",
                                        abs(sgd.value - want) / want if sgd.certified else None, 1e-5, replay=_replays()))
-    # controls
+    # controls: each must show K above a bound, so each is decided by an admissible instance's value (a lower bound,
+    # fedbounds.checks.pep.lower), never by the certified or proved value (an upper bound)
     (n, Q, C_0), r = _results(ctx)[0]
     base = r["certs"][-1]
     ctx.tick("stochastic PEP control: no orthogonality")
     noorth = round_noise(n, Q, C_0, r["C_c"], symmetric=n > 1, orthogonality=False)
-    grown = math.inf if noorth.unbounded else (noorth.value if noorth.certified else max(
-        (v for v in noorth.values.values() if v is not None), default=math.nan))
+    # without orthogonality the noise leaves are plain vectors: the PEP is exact and its primal point an instance
+    grown = math.inf if noorth.unbounded else primal_lower(noorth)
     res.negatives.append(control(
-        _ratio_verdict(WINDOWS, _label(n, Q, C_0, r["C_c"]) + ", no orthogonality: K / K(with)", None if base.value is None
-                       else grown / base.value, 1.0),
+        _ratio_verdict(WINDOWS, _label(n, Q, C_0, r["C_c"]) + ", no orthogonality: K(instance) / K(with, certified)",
+                       None if base.value is None or grown is None else grown / base.value, 1.0,
+                       K_upper=noorth.value, decided_by="the orthogonality-free PEP's primal point (an instance)"),
         changed="orthogonality", what="E<e, v> = 0 dropped: the value must grow", before="imposed", after="dropped",
         violated_at=_label(n, Q, C_0, r["C_c"])))
-    ctx.tick("stochastic PEP control: C_c = 1")
+    ctx.tick("stochastic PEP control: C_c = 1 (finite-scenario instance)")
+    low = primal_lower(round_noise(n, Q, C_0, 1.0, scenario=True)) if Q == 1 else None  # scenarios: Q = 1 only
     big = round_noise(n, Q, C_0, 1.0, symmetric=n > 1)
     res.negatives.append(control(
-        _ratio_verdict(WINDOWS, _label(n, Q, C_0, 1.0), theorem8_comparison(big.value if big.certified else None, n, Q, C_0,
-                                                                            1.0)["floor_ratio"]),
+        _ratio_verdict(WINDOWS, _label(n, Q, C_0, 1.0) + ", floor ratio of a 2^n-scenario instance",
+                       theorem8_comparison(low, n, Q, C_0, 1.0)["floor_ratio"], K_lower=low,
+                       K_upper=big.value if big.certified else None, decided_by="finite-scenario instance (lower bound)"),
         changed="C_c", what="C_c = 1 (the deterministic default): the correction state's noise exceeds the floor",
         before=r["C_c"], after=1.0, violated_at=_label(n, Q, C_0, 1.0)))
     ok = [v for v in res.verdicts if v.status == "holds"]
@@ -170,7 +179,8 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
             res.notes.append(f"{_label(n, Q, C_0, r['C_c'])}: {which} has nothing to pay for here (n = 1), skipped")
             continue
         res.verdicts.append(_ratio_verdict(claim, _label(n, Q, C_0, r["C_c"]), None if room is None else 1.0 / room,
-                                           room=room, K_var=r["K_var"], kappa=r["kappa"], at=_at(n, Q, C_0, r["C_c"])))
+                                           room=room, K_var=r["K_var"], kappa=r["kappa"], at=_at(n, Q, C_0, r["C_c"]),
+                                           pep=certificate_record(r["certs"][-1])))
         if room is not None:
             rooms.append(room)
         if not res.negatives and room is not None and room > 0:

@@ -185,7 +185,8 @@ def _kernel(AG: Any, n: int) -> np.ndarray:
 
 def _rationalize_basis(V: np.ndarray) -> list[list[Fraction]] | None:
     """Rational vectors spanning the column space of V (reduced row echelon form of V^T, entries with denominator
-    <= 1000 within 1e-7), or None when the span is not rational to that accuracy."""
+    <= 1000 within 1e-3: the face solve is often optimal_inaccurate), or None when the span is not rational to that
+    accuracy (a wrong span costs a failed attempt, never a false proof: the exact check decides)."""
     import scipy.linalg as sla
 
     M = V.T.copy()
@@ -195,7 +196,7 @@ def _rationalize_basis(V: np.ndarray) -> list[list[Fraction]] | None:
     R = np.linalg.solve(M[:, cols], M)  # rows: a basis with the identity on the pivot columns
     for row in R:
         q = [Fraction(float(x)).limit_denominator(1000) for x in row]
-        if max(abs(float(a) - float(x)) for a, x in zip(q, row, strict=True)) > 1e-7:
+        if max(abs(float(a) - float(x)) for a, x in zip(q, row, strict=True)) > 1e-3:
             return None
         out.append(q)
     return out
@@ -203,28 +204,32 @@ def _rationalize_basis(V: np.ndarray) -> list[list[Fraction]] | None:
 
 def face(pb: Problem) -> list[list[Fraction]]:
     """Rational directions w every dual residual must annihilate (one step of facial reduction): the range of the
-    largest-trace D >= 0 with <A_k, D> <= 0 on inequality rows and = 0 on equality rows (a recession direction of the
-    primal in G alone, so <S, D> = 0 for every dual-feasible S). Empty when there is none or it is not rational."""
+    largest-trace D >= 0 for which some function-value direction dF (dF_tau >= 0) gives <A_k, D> + a_k . dF <= 0 on
+    inequality rows and = 0 on equality rows. (G + s D, F + s dF) stays feasible for s >= 0 without lowering tau, so
+    every dual-feasible y has <S, D> = -dF . e_tau - sum_k y_k s_k <= 0, hence S D = 0.) With dF = 0 only, the
+    directions in G alone (a scaling the rows do not see); with dF, also points whose function values can absorb any
+    move (measured: 4 directions at FedNMap's contraction PEP, 1 of them in G alone). Empty when there is none or its
+    span is not rational (denominators <= 1000, to 1e-3)."""
     import cvxpy as cp
 
     n = pb.points
-    AG, _, _, ineq = _matrices(pb)
+    AG, AF, _, ineq = _matrices(pb)
     D = cp.Variable((n, n), PSD=True)
-    vec = cp.reshape(D, (n * n,), order="C")
-    cons = [cp.trace(D) <= 1]
-    Ai, Ae = AG[:, np.flatnonzero(ineq)].T, AG[:, np.flatnonzero(~ineq)].T
-    if Ai.shape[0]:
-        cons.append(Ai @ vec <= 0)
-    if Ae.shape[0]:
-        cons.append(Ae @ vec == 0)
+    dF = cp.Variable(pb.values)
+    lin = AG.T @ cp.reshape(D, (n * n,), order="C") + AF.T @ dF
+    cons = [cp.trace(D) <= 1, dF[pb.objective] >= 0]
+    if ineq.any():
+        cons.append(lin[np.flatnonzero(ineq)] <= 0)
+    if (~ineq).any():
+        cons.append(lin[np.flatnonzero(~ineq)] == 0)
     prob = cp.Problem(cp.Maximize(cp.trace(D)), cons)
     with contextlib.suppress(Exception), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        prob.solve(solver="CLARABEL")
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
     if D.value is None or prob.value is None or prob.value < 1e-6:
         return []
     ev, V = np.linalg.eigh((D.value + D.value.T) / 2)
-    V = V[:, ev > 1e-6 * ev.max()]
+    V = V[:, ev > 1e-4 * ev.max()]
     return _rationalize_basis(V) or []
 
 
@@ -273,9 +278,10 @@ def _face_columns(pb: Problem, W: list[list[Fraction]]) -> list[dict[int, Fracti
     return out
 
 
-def _restore(pb: Problem, y: list[Fraction], W: list[list[Fraction]] | None = None) -> list[Fraction] | None:
-    """Correct y so that sum_k y_k a_k = e_tau exactly (and S w = 0 for w in ``W``), changing only multipliers >= 1e-7
-    (and equality rows): a basic solution of the residual system over the largest ones, in exact arithmetic."""
+def _restore(pb: Problem, y: list[Fraction], W: list[list[Fraction]] | None = None,
+             floor: Fraction = Fraction(1, 10**7)) -> list[Fraction] | None:
+    """Correct y so that sum_k y_k a_k = e_tau exactly (and S w = 0 for w in ``W``), changing only multipliers >=
+    ``floor`` (and equality rows): a basic solution of the residual system over the largest ones, in exact arithmetic."""
     extra = _face_columns(pb, W) if W else [{} for _ in pb.rows]
     m = pb.values + (len(W) * pb.points if W else 0)
     need = [Fraction(int(k == pb.objective)) for k in range(m)]
@@ -285,7 +291,7 @@ def _restore(pb: Problem, y: list[Fraction], W: list[list[Fraction]] | None = No
     if all(x == 0 for x in need):
         return y
     free = sorted((k for k, r in enumerate(pb.rows) if (r.values or extra[k]) and
-                   (r.kind == "equality" or y[k] >= Fraction(1, 10**7))), key=lambda k: -abs(y[k]))
+                   (r.kind == "equality" or y[k] >= floor)), key=lambda k: -abs(y[k]))
     # Gaussian elimination on [A_free | need], columns in order of size (pivots on the largest multipliers first)
     cols = {k: {**dict(pb.rows[k].values), **extra[k]} for k in free}
     rows = [dict() for _ in range(m)]  # row i: {col: coef}
@@ -327,7 +333,10 @@ def _exact(pb: Problem, yf: np.ndarray, W: list[list[Fraction]] | None = None) -
     y = [Fraction(round(float(v) * DENOMINATOR), DENOMINATOR) for v in yf]
     y = [Fraction(0) if (r.kind == "inequality" and v < Fraction(1, 10**13)) or
          (r.kind == "equality" and abs(v) < Fraction(1, 10**13)) else v for r, v in zip(pb.rows, y, strict=True)]
-    return _restore(pb, y, W)
+    out = _restore(pb, y, W)
+    if out is None and W:  # S W = 0 adds equations the large multipliers alone may not span: let the small ones move
+        out = _restore(pb, y, W, floor=Fraction(1, 10**13))
+    return out
 
 
 def _candidates(pb: Problem, value: float, delta: float, starts: list[np.ndarray],

@@ -71,6 +71,9 @@ def test_a_point_certified_by_its_own_pep_certificate() -> None:
     assert sc.kind == CERTIFIED and "PEP certificate" in sc.text
     v2 = v.with_details(pep={"pep_status": "inconclusive"})
     assert scope_of("fednmap.pep.lyapunov_constants", [v2]).kind == OUTSIDE
+    # a proved point (exact certificate, the rung above certified) is covered too: the old rule read it as outside
+    v3 = v.with_details(pep={"pep_status": "proved"})
+    assert scope_of("fednmap.pep.lyapunov_constants", [v3]).kind == CERTIFIED
 
 
 def test_hypothesis_ratios_read_both_directions() -> None:

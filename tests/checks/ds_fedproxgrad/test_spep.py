@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.ds_fedproxgrad import spep_checks
 from fedbounds.checks.ds_fedproxgrad.spep import SPoint, printed_coefficients, scenario_pep, stochastic_pep
 from fedbounds.checks.ds_fedproxgrad.spep_checks import grid_point
@@ -99,3 +100,57 @@ def test_a_printed_constant_too_small_is_caught(monkeypatch):
     monkeypatch.setattr(spep_checks, "printed_coefficients", shrunk)
     verdicts = spep_checks.sigma2_verdicts(CORNER, "mutant")
     assert all(v.status == "violated" for v in verdicts)
+
+
+def _pep_row(status: str, value: float, lower: float | None, bound: float = 1.0) -> Verdict:
+    return Verdict(claim_id="ds.spep.sigma2", instance="x", observed=value, bound=bound, ci_low=value,
+                               ci_high=value, status="holds", slack=bound / value, exact=True,
+                               details={"pep": {"pep_status": status}, "lower": lower})
+
+
+def test_halved_room_control_is_decided_by_the_admissible_lower_bound():
+    # a proved point (an exact certificate of value + delta) flips the calibrated control through its lower bound;
+    # the old rule (status "certified" and value > bound) read it inconclusive once the certificate was committed
+    for status in ("certified", "proved"):
+        v = spep_checks._halved_room_control("ds.spep.sigma2", _pep_row(status, 0.4, lower=0.39), "K")
+        assert v.status == "violated" and v.bound == pytest.approx(0.2) and v.ci_low == 0.39 and v.ci_high == 0.4
+    # the upper bound alone cannot show a violation: no admissible instance, no flip (the old rule said violated)
+    assert spep_checks._halved_room_control("ds.spep.sigma2", _pep_row("certified", 0.4, lower=None), "K").status == "inconclusive"
+    # an instance below the halved bound (relaxation slack over 2x) shows nothing either
+    assert spep_checks._halved_room_control("ds.spep.sigma2", _pep_row("proved", 0.4, lower=0.19), "K").status == "inconclusive"
+
+
+@pytest.mark.slow
+def test_committed_certificates_prove_the_quick_points_and_the_controls_fire():
+    # the committed stochastic certificates (checks/pep/certificates) make every quick point proved; the calibrated
+    # controls still flip (they read the scenario instance / the exact PEP's primal, not the proof)
+    res = spep_checks.check_G2(_Ctx())
+    assert [v.details["pep"]["pep_status"] for v in res.verdicts] == ["proved", "proved"]
+    assert all(v.status == "holds" for v in res.verdicts) and [v.status for v in res.negatives] == ["violated"]
+    assert all(v.details["pep"]["proof"]["bound"] >= v.observed for v in res.verdicts)
+
+
+def _quick_builders():
+    from fedbounds.checks.ds_fedproxgrad.spep import build_scenario_pep, build_stochastic_pep
+
+    for point in spep_checks.GRIDS["quick"]:
+        p = grid_point(*point)
+        yield build_stochastic_pep(p, "G2")
+        for noise, joint in spep_checks.SIGMA2_MODELS:
+            yield build_stochastic_pep(p, "sigma2", noise, a_G=printed_coefficients(p)["K_G"] if joint else None)
+        for noise in ("correlated", "independent"):
+            yield build_scenario_pep(p, noise)
+    yield build_stochastic_pep(grid_point(*spep_checks.GRIDS["quick"][0]), "sigma2", "free")
+
+
+def test_every_quick_stochastic_pep_has_a_committed_certificate_of_its_own_rows():
+    # no solver: the rows of each PEP the quick profile builds, hashed, name a committed file that verifies exactly and
+    # uses only rows of that PEP (missing or stale certificates fail here, not silently as "certified")
+    from fedbounds.checks.pep import certificate as C
+
+    for build in _quick_builders():
+        pb = C.problem_of(build)
+        path = C.stored(pb.digest)
+        assert path.exists(), f"no committed certificate {path.name}"
+        s = C.check_stored(pb, C.load(path))
+        assert s["bound"] > 0 and s["value"] <= s["bound"]

@@ -121,3 +121,30 @@ def test_constant_divided_by_twice_its_room_flips(which: str) -> None:
     ctl = theorem8_comparison(K, 2, 1, 1.0, 1e-3, k_var, kap, **kw)
     assert base[f"verdict_{which}"] == "holds" and ctl[f"verdict_{which}"] == "violated"
     assert ctl[f"verdict_{other}"] == base[f"verdict_{other}"] == "holds"
+
+
+def test_split_reads_proved_rows_as_certified() -> None:
+    # a proved row is certified and more: the old split kept status == "certified" only and found no line once the
+    # certificates were committed (K_var, kappa None: rooms unknown)
+    rows = [{"C_c": 1e-4, "K": 1.0e-3, "status": "proved"}, {"C_c": 1e-3, "K": 1.9e-3, "status": "proved"}]
+    k_var, kap, _ = split(rows)
+    assert kap == pytest.approx(1.0) and k_var == pytest.approx(0.9e-3)
+    assert split([{**r, "status": "inconclusive"} for r in rows]) == (None, None, None)
+
+
+def test_quick_point_certificates_are_of_the_full_form_pep() -> None:
+    # no solver: the block form's PEPit rows lack the corrections' zero mean (a label, not a row), so the exact
+    # certificate is of the full-form PEP at sigma2 = 1; the committed file must verify against those rows
+    from fedbounds.checks.fednmap.pep import theorem8_exponent
+    from fedbounds.checks.fednmap.spep_checks import MU
+    from fedbounds.checks.pep import certificate as C
+
+    p = point_steps(2, 1)
+    d_c = theorem8_exponent(p["eta_hat"], MU, p["gamma"], 1.0)
+    for C_c in (1e-4, 1e-3):
+        args = (L, RHO, p["gamma"], p["eta_a"], p["eta_s"], 2, 1, 1.0, C_c, p["d"], d_c)
+        full = C.problem_of(build_round_spep(*args, sigma2=1.0))
+        block = C.problem_of(build_round_spep(*args, sigma2=1.0, symmetric=True))
+        assert block.points == full.points + 2 and block.digest != full.digest  # both corrections free there
+        s = C.check_stored(full, C.load(C.stored(full.digest)))
+        assert s["value"] <= s["bound"]

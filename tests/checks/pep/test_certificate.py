@@ -140,3 +140,56 @@ def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
     text = ("\t\tThe solver found a residual matrix that is positive semi-definite up to an error of 3e-09\n"
             "(PEPit) The worst-case guarantee proof is perfectly reconstituted\n")
     assert dual_feasibility(text) == {"psd_residual": 3e-09, "reconstitution": 0.0}
+
+
+def _contraction_point(k: float = 16.0):
+    """fednmap.pep.theorem8_exponent's first quick point (rho = 0.1, n = 2, Q = 1, mu = 0.1, k x printed steps)."""
+    from fedbounds.checks.fednmap.pep import build_pl_contraction_pep, theorem5_steps
+
+    st = theorem5_steps(1.0, 0.1, 1)
+    return build_pl_contraction_pep(1.0, 0.1, st["gamma"], k * st["eta_a"], st["eta_s"], 2, 1, 0.1, 1.0, 1.0)
+
+
+def test_facial_reduction_sees_directions_that_move_function_values() -> None:
+    # no dual of the contraction PEP is positive definite: a 4-dimensional face (three leaves whose values can absorb
+    # any move, and one difference of two) that directions in G alone miss (they found 1 of the 4); with it the first
+    # point is proved (committed), without it no interior dual exists at any delta up to 1e-3 relative
+    pb = C.problem_of(_contraction_point())
+    W = C.face(pb)
+    unit = [[Fraction(int(i == j)) for i in range(pb.points)] for j in range(3)]
+    diff = [Fraction(0)] * pb.points
+    diff[4], diff[5] = Fraction(1), Fraction(-1)
+    assert len(W) == 4 and all(w in W for w in unit) and (diff in W or [-x for x in diff] in W)
+    s = C.check_stored(pb, C.load(C.stored(pb.digest)))
+    assert s["value"] <= s["bound"] < 0  # a contraction: Lyap_1 - Lyap_0 < 0 over the relaxed class
+
+
+def _stochastic_builders():
+    """Two committed stochastic certificates' PEPs: DS FedProxGrad's sigma^2 coefficient at the corner (correlated
+    noise, expected-Gram) and FedNMap's per-round noise at its quick point (n = 2, Q = 1, C_c = 1e-3, full form)."""
+    from fedbounds.checks.ds_fedproxgrad.spep import build_stochastic_pep
+    from fedbounds.checks.ds_fedproxgrad.spep_checks import grid_point
+    from fedbounds.checks.fednmap.pep import theorem8_exponent
+    from fedbounds.checks.fednmap.spep import build_round_spep
+    from fedbounds.checks.fednmap.spep_checks import MU, RHO, L, point_steps
+
+    p = point_steps(2, 1)
+    d_c = theorem8_exponent(p["eta_hat"], MU, p["gamma"], 1.0)
+    return {"ds.spep.sigma2": build_stochastic_pep(grid_point(1.0, 1.0, 2), "sigma2", "correlated"),
+            "fednmap.spep": build_round_spep(L, RHO, p["gamma"], p["eta_a"], p["eta_s"], 2, 1, 1.0, 1e-3, p["d"], d_c)}
+
+
+@pytest.mark.parametrize("which", ["ds.spep.sigma2", "fednmap.spep"])
+def test_stochastic_certificate_tampered_or_below_the_optimum_fails(which: str) -> None:
+    pb = C.problem_of(_stochastic_builders()[which])
+    cert = C.load(C.stored(pb.digest))
+    assert C.check_stored(pb, cert)["value"] <= Fraction(cert["bound"])
+    bad = copy.deepcopy(cert)
+    k = max(range(len(bad["rows"])), key=lambda k: Fraction(bad["rows"][k]["y"]))
+    bad["rows"][k]["y"] = str(Fraction(bad["rows"][k]["y"]) * Fraction(1001, 1000))  # one multiplier, +0.1%
+    with pytest.raises(CertificateError):
+        verify(bad)
+    low = cert["value_float"] - 10 * cert["delta"]
+    with pytest.raises(CertificateError, match=r"\(iii\)"):
+        verify(dict(cert, bound=str(Fraction(low))))
+    assert C.prove(pb, low, widen=0) is None  # no dual reaches 10 delta below the certified optimum
