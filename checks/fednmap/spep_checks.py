@@ -12,8 +12,10 @@ k = 1 are too ill-conditioned), at one mu. ``holds``: certified, certified floor
 ``no descent``: K* = +inf (the deterministic descent with eta_hat/9 fails at this (C_0, C_c)); ``unknown``: the solvers
 could not decide (never counted as failing).
 
-Run ``python -m fedbounds.checks.fednmap.spep_checks --write`` (about a minute on 2 loaded cores) to rewrite
-:data:`TARGET`, the JSON evidence (no randomness).
+The committed evidence :data:`TARGET` is the sweep ``checks/specs/fednmap_spep_grid.toml`` (``fedbounds sweep
+fednmap_spep_grid``, then ``python -m fedbounds.checks.sweep.spep_cells --write``), graded by :func:`grade`. Run as a
+module, this file prints a fresh solve of the original 90-point grid, or ``--regrade`` the committed rows; it writes
+nothing, so the committed file is always the sweep's.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def grade(rows: list[dict[str, Any]]) -> dict[str, Any]:
             best.append({"n": n, "Q": Q, "C_0": r["C_0"], "C_c": r["C_c"], "min_room": m_room, "room_36": r["room_36"],
                          "room_12100": r["room_12100"], "floor_ratio": r["floor_ratio"]})
     return {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "command": "python -m fedbounds.checks.fednmap.spep_checks --write",
+            "command": "fedbounds sweep fednmap_spep_grid && python -m fedbounds.checks.sweep.spep_cells --write",
             "point": {"L": L, "rho": RHO, "mu": MU, "k": K, "T": 1, "corrections": "free", "m": 1,
                       "d": "eta_hat/9", "d_c": "Theorem 8's exponent"},
             "steps": {f"{n},{Q}": point_steps(n, Q) for n, Q in sorted({(r["n"], r["Q"]) for r in rows})},
@@ -169,20 +171,15 @@ def _json_safe(x: Any) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep_checks", description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help=f"write {TARGET} (atomically) instead of printing")
     ap.add_argument("--regrade", action="store_true", help=f"recompute splits and verdicts from the rows of {TARGET} (no solve)")
+    ap.add_argument("--write", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.write:
+        print(f"error: {TARGET} is written by its sweep: fedbounds sweep fednmap_spep_grid, then "
+              "python -m fedbounds.checks.sweep.spep_cells --write", file=sys.stderr)
+        return 2
     data = grade(json.loads(Path(TARGET).read_text())["rows"]) if args.regrade else grid()
-    text = json.dumps(_json_safe(data), indent=1, sort_keys=True)
-    if not args.write:
-        print(text)
-        return 0
-    target = Path(TARGET)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    from fedbounds.checks.core.install import write_atomic
-
-    write_atomic(target, text + "\n")
-    print(f"wrote {target}")
+    print(json.dumps(_json_safe(data), indent=1, sort_keys=True))
     return 0
 
 

@@ -123,7 +123,7 @@ def cell_work(inst_params: Mapping[str, Any], params: Mapping[str, Any], grid: M
 
 
 def evidence_from_store(store: str | Path) -> dict[str, Any]:
-    """The evidence JSON (as ``spep_checks --write`` lays it out) from a store of :data:`SPEC`'s cells: the stored rows,
+    """The evidence JSON from a store of :data:`SPEC`'s cells: the stored rows,
     graded by :func:`fedbounds.checks.fednmap.spep_checks.grade`. A ValueError when the store is missing, holds another
     cell, or a point outside the grade's scale (L = 1, rho = 0.1, mu = 0.1, k = 16)."""
     from fedbounds.checks.fednmap import spep_checks as sc
