@@ -105,6 +105,7 @@ class _SolverProcess:
 
     def __init__(self, memory: int) -> None:
         self.memory = memory
+        self.owner = os.getpid()  # a forked child of this process must start its own (the pipes would be shared)
         to_child_r, self._w = os.pipe()
         self._r, from_child_w = os.pipe()
         env = {**os.environ, "PYTHONSAFEPATH": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -207,9 +208,9 @@ def stop_solver_process() -> None:
     """Kill this process's solver process, if one runs (the next bounded solve starts a fresh one)."""
     global _process
     with _lock:
-        if _process is not None:
+        if _process is not None and _process.owner == os.getpid():
             _process.kill()
-            _process = None
+        _process = None
 
 
 atexit.register(stop_solver_process)
@@ -222,6 +223,8 @@ def _solve_in_child(name: str, data: dict, solver_opts: dict | None) -> Any:
     option = _TIME_OPTION[name]
     options[option] = min(float(options.get(option, lim.seconds)), lim.seconds)
     with _lock:
+        if _process is not None and _process.owner != os.getpid():
+            _process = None  # inherited through fork: the parent's, left alone
         if _process is None or not _process.alive() or _process.memory != lim.memory:
             if _process is not None:
                 _process.kill()
