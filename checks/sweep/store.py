@@ -31,7 +31,7 @@ Tables:
 
 A foreign ``-wal`` file (another store's, copied beside this one) is refused before SQLite would replay it
 (:meth:`Store._refuse_foreign_wal`): a store closed cleanly has no pending log, so a non-empty ``-wal`` beside it,
-with no process holding the store open, is not its own. A crash-left ``-wal`` (``clean`` = 0) is replayed as before.
+with no process holding the store open or closing it (SQLite's own locks, probed with OFD locks), is not its own. A crash-left ``-wal`` (``clean`` = 0) is replayed as before.
 Not caught: a foreign ``-wal`` beside a store that itself crashed, or one copied in while a sweep holds the store open.
 """
 
@@ -250,21 +250,20 @@ class Store:
         the integrity check and the row checksums then pass). A store's own WAL holds pages only while the store is
         open or after a crash: a clean close folds it into the main file, truncates it and records ``clean`` = 1 in the
         main file, and every writer records 0 when it opens and with every cell. So a non-empty WAL beside a store
-        whose main file is missing, empty, or records a clean close, and that no process has open (:func:`_in_use`),
-        belongs to another store."""
+        whose main file is missing, empty, or records a clean close, and that no process has open or is closing
+        (:func:`_quiescent`, held while this is decided), belongs to another store."""
         wal = Path(f"{self.path}-wal")
-        try:
-            if wal.stat().st_size == 0:
+        if not _nonempty(wal):  # no log beside the store: nothing to replay
+            return
+        with _quiescent(self.path) as alone:
+            # a live sweep's WAL (its pages not folded in yet), or one SQLite is deleting at a close: SQLite's to judge
+            if not alone or not _nonempty(wal):
                 return
-        except OSError:  # no WAL beside the store: nothing to replay
-            return
-        if _in_use(Path(f"{self.path}-shm")):  # a live sweep's WAL (its pages are not folded in yet): SQLite's to judge
-            return
-        try:
-            main_size = self.path.stat().st_size
-        except OSError:
-            main_size = 0
-        clean = "1" if main_size == 0 else _recorded_clean(self.path)
+            try:
+                main_size = self.path.stat().st_size
+            except OSError:
+                main_size = 0
+            clean = "1" if main_size == 0 else _recorded_clean(self.path)
         if clean == "1":
             what = "no store" if main_size == 0 else "a store that was closed cleanly"
             raise StoreError(f"{str(wal)!r} does not belong to store {str(self.path)!r} (it lies beside {what}, which has no "
@@ -504,31 +503,63 @@ class Store:
 
 #: SQLite's "dead man switch" byte of a WAL index (-shm) file: every connection holds a read lock on it while open
 _SHM_DMS_BYTE = 128
+#: SQLite's lock bytes in the main file (PENDING, RESERVED, then 510 SHARED bytes): a connection that closes the
+#: store holds a write lock there (EXCLUSIVE) while it folds the WAL in and deletes it
+_DB_LOCK_FIRST, _DB_LOCK_SIZE = 0x40000000, 512
 
 
-def _in_use(shm: Path) -> bool:
-    """Whether a connection (in any process, this one included) holds the store open: it holds a read lock on the DMS
-    byte of the ``-shm`` file, which an open-file-description write lock then cannot take. True when it cannot be
-    told (no OFD locks), so that the caller leaves the WAL to SQLite."""
+def _nonempty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _ofd_lock(fd: int, kind: int, start: int, length: int) -> bool:
+    """An open-file-description lock (it goes with ``fd``, never with this process's SQLite connections' locks)."""
     import fcntl
     import struct
 
-    if not hasattr(fcntl, "F_OFD_SETLK"):  # pragma: no cover - not Linux
-        return True
-    try:
-        fd = os.open(shm, os.O_RDWR)
-    except FileNotFoundError:
+    try:  # struct flock: l_type, l_whence, l_start, l_len, l_pid (0 for OFD locks)
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", kind, os.SEEK_SET, start, length, 0))
+    except OSError:
         return False
-    except OSError:
-        return True
+    return True
+
+
+@contextlib.contextmanager
+def _quiescent(path: Path) -> Iterator[bool]:
+    """Yields whether no connection (in any process, this one included) has the store at ``path`` open or is closing
+    it, and keeps it so while the block runs: a write lock on the ``-shm`` file's DMS byte (every open connection holds
+    a read lock there; a connection starting meanwhile waits, and the store's open retries) and a read lock on the
+    main file's lock bytes (a closing connection holds them exclusively while it deletes the WAL). Yields False when
+    it cannot be told (no OFD locks)."""
+    fds: list[int] = []
     try:
-        # struct flock: l_type, l_whence, l_start, l_len, l_pid (0 for OFD locks)
-        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, os.SEEK_SET, _SHM_DMS_BYTE, 1, 0))
-    except OSError:
-        return True
+        yield _lock_both(path, fds)
     finally:
-        os.close(fd)  # an OFD lock goes with its descriptor; the locks of this process's SQLite connections stay
-    return False
+        for fd in fds:
+            os.close(fd)
+
+
+def _lock_both(path: Path, fds: list[int]) -> bool:
+    """:func:`_quiescent`'s two locks (their descriptors appended to ``fds``); whether both were taken."""
+    import fcntl
+
+    if not hasattr(fcntl, "F_OFD_SETLK"):  # pragma: no cover - not Linux
+        return False
+    for name, kind, start, length in ((str(path), fcntl.F_RDLCK, _DB_LOCK_FIRST, _DB_LOCK_SIZE),
+                                      (f"{path}-shm", fcntl.F_WRLCK, _SHM_DMS_BYTE, 1)):
+        try:
+            fd = os.open(name, os.O_RDWR if kind == fcntl.F_WRLCK else os.O_RDONLY)
+        except FileNotFoundError:  # no such file: nobody holds a lock on it
+            continue
+        except OSError:
+            return False
+        fds.append(fd)
+        if not _ofd_lock(fd, kind, start, length):
+            return False
+    return True
 
 
 def _recorded_clean(path: Path) -> str | None:
