@@ -105,7 +105,10 @@ def main(argv: list[str]) -> int:
     if memory > 0:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]  # a limit inherited from the shell (ulimit -v) cannot be raised
+        if hard != resource.RLIM_INFINITY:
+            memory = min(memory, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (memory, hard if hard != resource.RLIM_INFINITY else memory))
     write_message(wfd, ("ready", os.getpid()))
     try:
         while True:

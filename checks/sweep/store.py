@@ -31,7 +31,8 @@ Tables:
 
 A foreign ``-wal`` file (another store's, copied beside this one) is refused before SQLite would replay it
 (:meth:`Store._refuse_foreign_wal`): a store closed cleanly has no pending log, so a non-empty ``-wal`` beside it,
-with no process holding the store open or closing it (SQLite's own locks, probed with OFD locks), is not its own. A crash-left ``-wal`` (``clean`` = 0) is replayed as before.
+with no process holding the store open or closing it (SQLite's own locks, probed with OFD locks), is not its own. A
+crash-left ``-wal`` (``clean`` = 0) is replayed as before.
 Not caught: a foreign ``-wal`` beside a store that itself crashed, or one copied in while a sweep holds the store open.
 """
 

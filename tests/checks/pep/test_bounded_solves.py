@@ -116,3 +116,24 @@ def test_a_malformed_limit_is_bad_input_before_anything_runs(name: str, value: s
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith(f"fedbounds: error: {name}={value!r}")
     assert not (tmp_path / "rep" / "report.json").exists()
+
+
+@pytest.mark.slow  # about 6 s: a fresh interpreter
+def test_a_memory_limit_inherited_from_the_shell_is_kept_not_fatal(tmp_path) -> None:
+    # ulimit -v 3 GiB below the default limit (half the machine): the solver process cannot raise it, so it keeps the
+    # shell's; before, setrlimit failed and every solve read "the solver process died (exit status 1)"
+    import resource
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.path.insert(0, sys.argv[1])\nfrom test_bounded_solves import _gradient_descent\n"
+            "from fedbounds.checks.pep.solve import certify\nprint(certify(_gradient_descent(2)).summary())\n")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FEDBOUNDS_", "PYTEST_"))}
+    res = subprocess.run([sys.executable, "-c", code, os.path.dirname(__file__)], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path, env=env, preexec_fn=limit)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("certified"), res.stdout
