@@ -112,7 +112,8 @@ def route_interrupts() -> None:
     reads like a result), and a signal may land on any of the threads that BLAS starts. So both signals are blocked
     in every thread (threads started later inherit the mask) and a watcher thread takes them with ``sigwait`` and
     raises them in the main thread (``_thread.interrupt_main``): KeyboardInterrupt, or :class:`Terminated`, at the
-    main thread's next Python instruction. A solve in progress runs to its end first. Worker processes unblock both
+    main thread's next Python instruction. PEP solves run in a solver process that the waiting main thread kills at
+    once (:mod:`fedbounds.checks.pep.bounded`); other C code in this process runs to its end first. Worker processes unblock both
     signals for themselves (``fedbounds.checks.sweep.runner``). Only for the console script: called from ``main()``
     when it reads ``sys.argv``, never for in-process calls."""
     import _thread

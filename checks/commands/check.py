@@ -270,6 +270,9 @@ def _listed_plots(report: Path) -> set[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fedbounds.checks.pep.bounded import limits
+
+    limits()  # FEDBOUNDS_SOLVER_SECONDS / _MEMORY: a malformed one is bad input before anything runs, not a claim's error
     profile = get_profile(args.profile)
     jobs = int(getattr(args, "jobs", 1))
     early = announce(args.claim, profile.name, jobs)  # the first line, before the registry's heavy imports

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from fedbounds.checks.pep.bounded import SolverLimit, bounded
 
 __all__ = [
     "DEFAULT_ABS_TOL",
@@ -88,7 +89,8 @@ class SolverRun:
     """One solver's answer to one PEP.
 
     ``status`` is cvxpy's (``optimal``, ``optimal_inaccurate``, ``unbounded``, ``infeasible``, ...) or
-    ``error: <message>`` when the solver raised. ``dual`` is PEPit's reconstructed dual value (an upper bound on
+    ``error: <message>`` when the solver raised, ``limit: <reason>`` when its solve was stopped by a time or memory
+    limit or its solver process died (:mod:`fedbounds.checks.pep.bounded`). ``dual`` is PEPit's reconstructed dual value (an upper bound on
     the worst case when the status is optimal), ``primal`` the objective at the returned Gram matrix (a lower
     bound, up to the primal feasibility error ``primal_violation``), ``gap = dual - primal``.
     ``gram`` is the Gram matrix found (None when unbounded/failed), ``evaluations`` the values of the named
@@ -246,10 +248,13 @@ def solve_once(build: Builder, solver: str, solver_options: Mapping[str, Any] | 
     printed = io.StringIO()
     # PEPit prints (its dual-feasibility figures among it: parsed), and cvxpy warns "Solution may be inaccurate":
     # both are captured as the status instead
-    with contextlib.redirect_stdout(printed), warnings.catch_warnings():
+    # the solve itself runs in the solver process, under its time and memory limits (fedbounds.checks.pep.bounded)
+    with contextlib.redirect_stdout(printed), warnings.catch_warnings(), bounded():
         warnings.simplefilter("ignore", UserWarning)
         try:
             dual = pep.solve(wrapper="cvxpy", solver=solver, verbose=1, **opts)
+        except SolverLimit as exc:
+            status = f"limit: {exc}"
         except Exception as exc:
             status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
         wrapper = getattr(pep, "wrapper", None)
@@ -324,7 +329,8 @@ def certify(
     |v_a - v_b| <= ``rel_tol`` max(|v_a|, |v_b|) + ``abs_tol``; ``value`` is then the largest of them.
     ``solver_options`` maps a solver name to its keyword arguments (SCS defaults to :data:`SCS_OPTIONS`).
     With ``retry`` (and no ``solver_options`` for that solver), a solver whose answer is not ``optimal`` and not
-    ``unbounded`` is run once more with :data:`RETRY_OPTIONS`; the second answer is kept, with its options.
+    ``unbounded`` is run once more with :data:`RETRY_OPTIONS`; the second answer is kept, with its options (a solve
+    stopped by a limit, status ``limit: ...``, is not retried: it would only hit the limit again).
     ``solve(build, solver, options) -> (run, gram size)`` replaces :func:`solve_once` (for instance the
     client-symmetric block form of :mod:`fedbounds.checks.pep.symmetric`).
     """
@@ -340,7 +346,8 @@ def certify(
     for s in solvers:
         given = (solver_options or {}).get(s.upper())
         run, dim = solve(build, s, given)
-        if retry and given is None and not run.optimal and not run.unbounded and s.upper() in RETRY_OPTIONS:
+        retryable = not run.optimal and not run.unbounded and not run.status.startswith("limit:")
+        if retry and given is None and retryable and s.upper() in RETRY_OPTIONS:
             again, dim = solve(build, s, RETRY_OPTIONS[s.upper()])
             run = dataclasses.replace(again, seconds=again.seconds + run.seconds)
         runs.append(run)

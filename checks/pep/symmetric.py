@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from fedbounds.checks.pep.bounded import SolverLimit, bounded
 from fedbounds.checks.pep.solve import SCS_OPTIONS, Builder, SolverRun
 
 __all__ = ["Labels", "block_sizes", "lift", "solve_symmetric"]
@@ -260,11 +261,13 @@ def solve_symmetric(build: Builder, solver: str, solver_options: Mapping[str, An
         cons.append(Ae @ x + ce == 0)
     prob = cp.Problem(cp.Maximize(F[nF - 1]), cons)
     status, dual, primal, viol, min_eig, figures, multipliers = "", None, None, None, None, None, None
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), bounded():  # in the solver process, under its limits
         warnings.simplefilter("ignore", UserWarning)
         try:
             prob.solve(solver=solver, **opts)
             status = str(prob.status)
+        except SolverLimit as exc:
+            status = f"limit: {exc}"
         except Exception as exc:
             status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
     if status in ("optimal", "optimal_inaccurate") and x.value is not None:

@@ -26,7 +26,14 @@ Tables:
 - ``specs(name, digest, source, created)``: the TOML text of every spec that wrote into the store (``digest``
   is its sha256, checked on reading), so that a report knows the grid's axes and target.
 - ``leases(key PRIMARY KEY, owner, host, pid, expires)``: cells being computed right now.
-- ``meta(key PRIMARY KEY, value)``: the schema version and the configuration's fingerprint.
+- ``meta(key PRIMARY KEY, value)``: the schema version, the configuration's fingerprint, and ``clean`` (1 after a
+  clean close, 0 while open or after a crash).
+
+A foreign ``-wal`` file (another store's, copied beside this one) is refused before SQLite would replay it
+(:meth:`Store._refuse_foreign_wal`): a store closed cleanly has no pending log, so a non-empty ``-wal`` beside it,
+with no process holding the store open or closing it (SQLite's own locks, probed with OFD locks), is not its own. A
+crash-left ``-wal`` (``clean`` = 0) is replayed as before.
+Not caught: a foreign ``-wal`` beside a store that itself crashed, or one copied in while a sweep holds the store open.
 """
 
 from __future__ import annotations
@@ -189,6 +196,7 @@ class Store:
             raise StoreError(f"store {str(self.path)!r} does not exist")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._refuse_foreign_wal()
         try:
             if readonly:
                 # on read-only media SQLite cannot create the WAL index beside a WAL-mode file: read it as immutable
@@ -224,6 +232,8 @@ class Store:
                                                     f"VALUES ('schema', '{int(SCHEMA_VERSION)}'); COMMIT;")
                     self._check_schema()
                     self._check_integrity()
+                    if not readonly:
+                        self._mark_clean("0")
                 return
             except StoreError as exc:
                 if self._con.in_transaction:
@@ -235,6 +245,31 @@ class Store:
                 pause = min(2 * pause, 0.5)
 
     # ---- opening ----
+    def _refuse_foreign_wal(self) -> None:
+        """A StoreError naming the ``-wal`` file beside this store when it cannot be this store's own, before SQLite
+        opens the store (SQLite replays any well-formed WAL it finds beside a database, another store's included, and
+        the integrity check and the row checksums then pass). A store's own WAL holds pages only while the store is
+        open or after a crash: a clean close folds it into the main file, truncates it and records ``clean`` = 1 in the
+        main file, and every writer records 0 when it opens and with every cell. So a non-empty WAL beside a store
+        whose main file is missing, empty, or records a clean close, and that no process has open or is closing
+        (:func:`_quiescent`, held while this is decided), belongs to another store."""
+        wal = Path(f"{self.path}-wal")
+        if not _nonempty(wal):  # no log beside the store: nothing to replay
+            return
+        with _quiescent(self.path) as alone:
+            # a live sweep's WAL (its pages not folded in yet), or one SQLite is deleting at a close: SQLite's to judge
+            if not alone or not _nonempty(wal):
+                return
+            try:
+                main_size = self.path.stat().st_size
+            except OSError:
+                main_size = 0
+            clean = "1" if main_size == 0 else _recorded_clean(self.path)
+        if clean == "1":
+            what = "no store" if main_size == 0 else "a store that was closed cleanly"
+            raise StoreError(f"{str(wal)!r} does not belong to store {str(self.path)!r} (it lies beside {what}, which has no "
+                             "pending log): it comes from another store; move it aside")
+
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
         """Turn any SQLite failure into a StoreError naming this file."""
@@ -298,8 +333,19 @@ class Store:
                 self._con.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
         if not self.readonly:
             with contextlib.suppress(sqlite3.Error):  # busy while another sweep writes: it checkpoints at its close
-                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                busy = self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                if not busy:  # every page folded in: record the clean close, and fold that in too
+                    self._mark_clean("1")
+                    self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._con.close()
+
+    def _mark_clean(self, value: str) -> None:
+        """Record in the store whether it was closed cleanly (``1``: its WAL is empty) or is open or crashed (``0``),
+        and fold that into the main file (:meth:`_refuse_foreign_wal` reads it there)."""
+        with self._guard(), self._transaction():
+            self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('clean', ?)", (value,))
+        with contextlib.suppress(sqlite3.Error):
+            self._con.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # ---- the configuration ----
     def fingerprint(self) -> str | None:
@@ -352,6 +398,8 @@ class Store:
                 (key, spec, config, coords, result, sqlite3.Binary(curves), float(elapsed), time.time(), checksum),
             )
             self._con.execute("DELETE FROM leases WHERE key = ?", (key,))
+            # not clean until closed (another sweep on this store may have closed it cleanly meanwhile)
+            self._con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('clean', '0')")
             added = cur.rowcount == 1
         # fold the WAL into the main file after every cell (a cell takes seconds, a checkpoint milliseconds): after a
         # crash the .sqlite alone then holds every stored cell, and a copy of it loses none
@@ -452,6 +500,84 @@ class Store:
         """SQLite's ``PRAGMA integrity_check`` ("ok" for a sound file)."""
         with self._guard():
             return str(self._con.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+#: SQLite's "dead man switch" byte of a WAL index (-shm) file: every connection holds a read lock on it while open
+_SHM_DMS_BYTE = 128
+#: SQLite's lock bytes in the main file (PENDING, RESERVED, then 510 SHARED bytes): a connection that closes the
+#: store holds a write lock there (EXCLUSIVE) while it folds the WAL in and deletes it
+_DB_LOCK_FIRST, _DB_LOCK_SIZE = 0x40000000, 512
+
+
+def _nonempty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _ofd_lock(fd: int, kind: int, start: int, length: int) -> bool:
+    """An open-file-description lock (it goes with ``fd``, never with this process's SQLite connections' locks)."""
+    import fcntl
+    import struct
+
+    try:  # struct flock: l_type, l_whence, l_start, l_len, l_pid (0 for OFD locks)
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", kind, os.SEEK_SET, start, length, 0))
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _quiescent(path: Path) -> Iterator[bool]:
+    """Yields whether no connection (in any process, this one included) has the store at ``path`` open or is closing
+    it, and keeps it so while the block runs: a write lock on the ``-shm`` file's DMS byte (every open connection holds
+    a read lock there; a connection starting meanwhile waits, and the store's open retries) and a read lock on the
+    main file's lock bytes (a closing connection holds them exclusively while it deletes the WAL). Yields False when
+    it cannot be told (no OFD locks)."""
+    fds: list[int] = []
+    try:
+        yield _lock_both(path, fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _lock_both(path: Path, fds: list[int]) -> bool:
+    """:func:`_quiescent`'s two locks (their descriptors appended to ``fds``); whether both were taken."""
+    import fcntl
+
+    if not hasattr(fcntl, "F_OFD_SETLK"):  # pragma: no cover - not Linux
+        return False
+    for name, kind, start, length in ((str(path), fcntl.F_RDLCK, _DB_LOCK_FIRST, _DB_LOCK_SIZE),
+                                      (f"{path}-shm", fcntl.F_WRLCK, _SHM_DMS_BYTE, 1)):
+        try:
+            fd = os.open(name, os.O_RDWR if kind == fcntl.F_WRLCK else os.O_RDONLY)
+        except FileNotFoundError:  # no such file: nobody holds a lock on it
+            continue
+        except OSError:
+            return False
+        fds.append(fd)
+        if not _ofd_lock(fd, kind, start, length):
+            return False
+    return True
+
+
+def _recorded_clean(path: Path) -> str | None:
+    """The ``clean`` value recorded in the main file at ``path``, read without its WAL (SQLite's ``immutable``
+    mode neither reads nor replays it); None when the file records none (a store from before the record) or cannot
+    be read (the normal open then reports what is wrong with it)."""
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'clean'").fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    return None if row is None else str(row[0])
 
 
 def _row_ok(key: object, spec: object, config: object, coords: object, result: object, curves: object, checksum: object) -> bool:
