@@ -58,7 +58,7 @@ def summary() -> dict[str, Any]:
             "C_c_violated": sorted({r["C_c"] for r in rows if r.get("verdict") == "violated"}),
             "best": best,
         })
-    out["certified"] = sum(1 for r in g["rows"] if r["status"] == "certified")
+    out["certified"] = sum(1 for r in g["rows"] if r["status"] in ("certified", "proved"))
     out["unknown"] = sum(1 for r in g["rows"] if r.get("verdict") == "unknown")
     return out
 
