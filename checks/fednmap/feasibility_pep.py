@@ -39,7 +39,7 @@ def certify_at_n(L: float, rho: float, n: int, Q: int, gamma: float) -> dict[str
     """
     from fedbounds.checks.fednmap.pep import descent_check, theorem5_steps
 
-    rows = [r for r in ev.STEPS if r.get("status") == "certified" and r.get("k") is not None
+    rows = [r for r in ev.STEPS if ev.is_evidence(r) and r.get("k") is not None
             and _close(r["rho"] / r["L"], rho / L) and _close(r["gamma"] * r["L"], gamma * L) and r["Q"] == Q]
     if not rows:
         return {"covered": False, "reason": f"(rho/L, gamma L, Q) = ({rho / L:.6g}, {gamma * L:.6g}, {Q}) is off the PEP grid: "
@@ -52,7 +52,7 @@ def certify_at_n(L: float, rho: float, n: int, Q: int, gamma: float) -> dict[str
         k, C_0, C_c = float(row["k"]), float(row["C_0"]), float(row["C_c"])
         cert = descent_check(1.0, rho / L, gamma * L, k * p1["eta_a"], p1["eta_s"], n, Q, T, C_0, C_c,
                              k * p1["descent_coef"], symmetric=True)
-        ok = cert.status == "certified" and cert.value is not None and cert.value <= 1.0
+        ok = cert.certified and cert.value is not None and cert.value <= 1.0
         horizons.append({"T": T, "k": k, "C_0": C_0, "C_c": C_c, "status": cert.status, "value": cert.value,
                          "statuses": dict(cert.statuses), "gaps": dict(cert.gaps), "certified": ok})
     seconds = round(time.process_time() - t0, 2)

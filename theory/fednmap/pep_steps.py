@@ -38,7 +38,7 @@ __all__ = ["REL_TOL", "CertifiedSteps", "HorizonRow", "NotCovered", "certified_s
 #: relative tolerance of "rho/L equals a grid rho" and "gamma L equals the grid's gamma"
 REL_TOL = 1e-9
 #: certificate statuses from best to worst (pep_grid's ``certificate_entry``)
-_STATUS_ORDER = ("certified", "inconclusive", "unbounded", "none")
+_STATUS_ORDER = ("proved", "certified", "inconclusive", "unbounded", "none")
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def _row(r: dict[str, Any]) -> HorizonRow:
 
 
 def _uncertified(rows: list[HorizonRow]) -> NotCovered | None:
-    bad = [h for h in rows if h.status != "certified" or h.k is None]
+    bad = [h for h in rows if h.status not in ev.EVIDENCE or h.k is None]
     if not bad:
         return None
     which = "; ".join(f"T = {h.T}: {h.status}" for h in bad)
