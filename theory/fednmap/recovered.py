@@ -148,10 +148,15 @@ def _nested_pairs(rows: Sequence[dict[str, Any]], key: Sequence[str], window: An
 
 def smallest_c0_windows() -> list[dict[str, Any]]:
     """SMALLEST_C0, per (rho, Q, T, k, C_c) and consecutive n: the windows (C_0_low, C_0] of both n (C_0_low: the
-    largest probe decided to fail below; C_0: the smallest meeting one, an end only when its two-solver certificate
-    is certified with ratio <= 1) and their consistency (n contains n - 1, so the threshold cannot drop)."""
+    largest probe decided to fail below C_0; C_0: the smallest meeting one, an end only when its two-solver certificate
+    is certified with ratio <= 1) and their consistency (n contains n - 1, so the threshold cannot drop).
+
+    A row where no probe met (C_0 None) brackets nothing: its C_0_low is then the last probe decided to fail on the
+    whole grid (e.g. C_0 = 64, where the worst case is unbounded: the set of meeting C_0 is bounded above,
+    ``smallest_constants``), not a lower end, and is not used."""
     return _nested_pairs(ev.SMALLEST_C0, ("rho", "Q", "T", "k", "C_c"),
-                         lambda r: (r.get("C_0_low"), r["C_0"] if _meets(r) else None), "smallest")
+                         lambda r: (r.get("C_0_low") if r["C_0"] is not None else None, r["C_0"] if _meets(r) else None),
+                         "smallest")
 
 
 def largest_step_windows() -> list[dict[str, Any]]:
@@ -212,11 +217,12 @@ def largest_step_summary() -> dict[str, Any]:
     return {
         "total": len(ev.STEPS),
         "certified": len(ok),
+        "proved": sum(r["status"] == "proved" for r in ok),
         "k_min": min(ks, default=None),
         "k_max": max(ks, default=None),
         "rows": [f"rho={r['rho']:g} {_point(r)}: k={r['k']:.4g}" + (f" (window [{r['k']:.4g}, {_fmt(r['k_high'])}))"
                                                                  if "k_high" in r else "")
-                 + f" (C_0={r['C_0']:g}, C_c={r['C_c']:g})" for r in ok],
+                 + f" (C_0={r['C_0']:g}, C_c={r['C_c']:g})" + (" [proved]" if r["status"] == "proved" else "") for r in ok],
         "not_certified": [f"rho={r['rho']:g} {_point(r)}: {r['status']}" for r in not_certified(ev.STEPS)],
     }
 
@@ -260,7 +266,9 @@ def largest_step_evidence() -> str:
     return (
         f"numeric: largest multiple k of Theorem 5's printed (eta_hat, eta_a) at which the PEP certifies the descent "
         f"(doubling from k = 16, then bisection to 5%; (C_0, C_c) in {ev.META.get('step_constants')}; solvers "
-        f"{_solvers()}): certified at {s['certified']} of {s['total']} points, k from {_fmt(s['k_min'])} to "
+        f"{_solvers()}): certified at {s['certified']} of {s['total']} points"
+        + (f" ({s['proved']} proved: an exact rational certificate verified)" if s["proved"] else "")
+        + f", k from {_fmt(s['k_min'])} to "
         f"{_fmt(s['k_max'])}, i.e. eta_hat* = "
         + ("?" if ratio is None else f"{ratio[0]:.3g}..{ratio[1]:.3g}")
         + " gamma at every (rho, n, Q, T) of the grid: the deterministic stability limit of the frozen shift v_t "
