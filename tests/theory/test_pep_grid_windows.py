@@ -104,3 +104,16 @@ def test_proved_rows_are_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s["certified"] == 1 and s["k_min"] == 192.0 and "inconclusive" in s["not_certified"][0]
     (p,) = recovered.largest_step_windows()
     assert p["small"] == (192.0, 193.0) and p["large"] == (None, 204.0)
+
+
+def test_the_claims_quote_both_ends() -> None:
+    """The evidence text of both claims states the windows: every certified step row as [k, k_high), and the C_0
+    monotonicity count with the number of decided pairs (none inconsistent)."""
+    from fedbounds.theory.fednmap.claims import PEP_LARGEST_STEP, PEP_LYAPUNOV_CONSTANTS
+
+    for r in ev.STEPS:
+        assert f"k={r['k']:.4g} (window [{r['k']:.4g}, {r['k_high']:.4g}))" in PEP_LARGEST_STEP.evidence, r
+    pairs = recovered.smallest_c0_windows()
+    decided = sum(p["decided"] for p in pairs)
+    assert f"{len(pairs)} point pairs, {decided} with both facing ends decided, 0 of them not monotone" in \
+        PEP_LYAPUNOV_CONSTANTS.evidence

@@ -289,8 +289,8 @@ def _step_monotonicity_sentence() -> str:
     decided = [p for p in pairs if p["decided"]]
     bad = [p for p in pairs if not p["consistent"]]
     text = (f"Each k is the lower end of its window [k, k_high) (k_high: the smallest probe above k where every "
-            f"(C_0, C_c) was decided to fail; an undecided probe narrows nothing). Monotone in n (n contains n - 1) at "
-            f"{len(decided) - len(bad)} of the {len(decided)} nested pairs with both facing ends decided ({len(pairs)} pairs).")
+            f"(C_0, C_c) was decided to fail; an undecided probe narrows nothing). Monotonicity in n (n contains n - 1): "
+            f"{len(pairs)} nested pairs, {len(decided)} with both facing ends decided, {len(bad)} of them not monotone.")
     if bad:
         text += " NOT monotone at: " + "; ".join(
             f"rho={p['rho']:g} (Q={p['Q']}, T={p['T']}): n={p['n_small']} [{_fmt(p['small'][0])}, {_fmt(p['small'][1])}) "
@@ -356,9 +356,9 @@ def _window_monotonicity_sentence() -> str:
     def at(p: dict[str, Any]) -> str:
         return f"(Q={p['Q']}, T={p['T']}, k={p['k']:g}, C_c={p['C_c']:g})"
 
-    text = (f"Windows (C_0_low, C_0] per n (three-valued search; an undecided probe narrows nothing): monotone in n "
-            f"(n = 2 contains n = 1) at {len(decided) - len(bad)} of the {len(decided)} of {len(pairs)} point pairs whose "
-            "facing ends are both decided.")
+    text = (f"Windows (C_0_low, C_0] per n (three-valued search; an undecided probe narrows nothing), checked for "
+            f"monotonicity in n (n = 2 contains n = 1): {len(pairs)} point pairs, {len(decided)} with both facing ends "
+            f"decided, {len(bad)} of them not monotone.")
     if bad:
         text += " NOT monotone at: " + "; ".join(f"{at(p)}: n=1 {win(p['small'])} vs n=2 {win(p['large'])}" for p in bad) + "."
     inverted = [p for p in pairs if p["consistent"] and None not in (p["small"][1], p["large"][1])
