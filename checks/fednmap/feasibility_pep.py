@@ -39,7 +39,7 @@ def certify_at_n(L: float, rho: float, n: int, Q: int, gamma: float) -> dict[str
     """
     from fedbounds.checks.fednmap.pep import descent_check, theorem5_steps
 
-    rows = [r for r in ev.STEPS if r.get("status") == "certified" and r.get("k") is not None
+    rows = [r for r in ev.STEPS if ev.is_evidence(r) and r.get("k") is not None
             and _close(r["rho"] / r["L"], rho / L) and _close(r["gamma"] * r["L"], gamma * L) and r["Q"] == Q]
     if not rows:
         return {"covered": False, "reason": f"(rho/L, gamma L, Q) = ({rho / L:.6g}, {gamma * L:.6g}, {Q}) is off the PEP grid: "

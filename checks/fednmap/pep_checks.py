@@ -33,6 +33,7 @@ from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.fednmap.pep import build_lyapunov_pep, descent_check, pl_contraction_pep, theorem5_steps, theorem8_exponent
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, pep_verdict, with_proof
 from fedbounds.checks.registry import CheckContext, CheckResult, register
+from fedbounds.theory.fednmap import pep_evidence as ev
 
 __all__ = ["GRIDS", "check_largest_step", "check_lyapunov_constants", "check_theorem8_exponent", "committed_descent"]
 
@@ -73,8 +74,6 @@ def _grid(ctx: CheckContext, key: str) -> list[tuple]:
 
 def committed_descent(rho: float, n: int, Q: int, T: int, k: float) -> dict[str, Any] | None:
     """The committed DESCENT row at this point (None when the grid does not have it)."""
-    from fedbounds.theory.fednmap import pep_evidence as ev
-
     for r in ev.DESCENT:
         if (r["rho"], r["n"], r["Q"], r["T"], r["k"]) == (rho, n, Q, T, k):
             return r
@@ -106,7 +105,7 @@ def _label(rho: float, n: int, Q: int, T: int, k: float) -> str:
 
 def _drift(cert: Any, row: dict[str, Any] | None) -> str | None:
     """Why a recomputed certificate disagrees with the committed row, or None."""
-    if row is None or row["status"] != "certified" or not cert.certified:
+    if row is None or not ev.is_evidence(row) or not cert.certified:
         return None
     if abs(cert.value - row["value"]) > DEFAULT_REL_TOL * abs(row["value"]) + cert.abs_tol:
         return f"recomputed {cert.value:.6g} differs from the committed {row['value']:.6g}"
@@ -154,8 +153,6 @@ def check_lyapunov_constants(ctx: CheckContext) -> CheckResult:
 
 
 def _committed_step(rho: float, n: int, Q: int, T: int) -> dict[str, Any] | None:
-    from fedbounds.theory.fednmap import pep_evidence as ev
-
     return next((r for r in ev.STEPS if (r["rho"], r["n"], r["Q"], r["T"]) == (rho, n, Q, T)), None)
 
 
@@ -168,7 +165,7 @@ def check_largest_step(ctx: CheckContext) -> CheckResult:
     ks = []
     for rho, n, Q, T in _grid(ctx, "steps"):
         row = _committed_step(rho, n, Q, T)
-        if row is None or row["status"] != "certified" or row["k"] is None:
+        if row is None or not ev.is_evidence(row) or row["k"] is None:
             res.notes.append(f"rho={rho:g} n={n} Q={Q} T={T}: no certified committed step, skipped")
             continue
         k, C_0, C_c = row["k"], row["C_0"], row["C_c"]

@@ -109,7 +109,7 @@ def stability() -> list[dict[str, Any]]:
 
     out = []
     for r in ev.STEPS:
-        if r.get("status") != "certified" or r.get("k") is None:
+        if not ev.is_evidence(r) or r.get("k") is None:
             continue
         hi = r.get("k_high")
         out.append({"rho": r["rho"], "n": r["n"], "Q": r["Q"], "T": r["T"], "gamma": r["gamma"], "k": r["k"],

@@ -31,6 +31,7 @@ from typing import Any
 from fedbounds.checks.fednmap.pep import theorem5_steps, theorem8_exponent
 from fedbounds.checks.fednmap.spep import noise_coefficient
 from fedbounds.checks.pep.solve import Certificate
+from fedbounds.theory.fednmap.pep_evidence import EVIDENCE
 
 __all__ = ["C0_GRID", "CC_GRID", "POINTS", "TARGET", "grid", "main", "point_steps", "round_noise", "split", "theorem8_comparison"]
 
@@ -94,7 +95,7 @@ def split(rows: list[dict[str, Any]]) -> tuple[float | None, float | None, float
     state is then too cheap for the deterministic descent, the lower end of the C_c window), which is not noise.
     Returns (K_var, kappa, the largest relative deviation of the later certified rows from that line: how linear K is
     in C_c); kappa below 1e-9 K is 0 (n = 1: no correction state)."""
-    pts = sorted((float(r["C_c"]), float(r["K"])) for r in rows if r["status"] in ("certified", "proved"))
+    pts = sorted((float(r["C_c"]), float(r["K"])) for r in rows if r["status"] in EVIDENCE)
     j = next((i for i in range(len(pts) - 1) if pts[i + 1][1] >= pts[i][1]), None)
     if j is None:
         return None, None, None

@@ -6,7 +6,8 @@
   and beyond costs the same as n = 2);
 - :mod:`fedbounds.checks.pep.stochastic`: the expected-Gram encoding of additive gradient noise (noise leaves,
   orthogonality and variance constraints) and the finite-scenario lower bound;
-- :mod:`fedbounds.checks.pep.sgd`: one SGD step, the stochastic encoding's validation against its closed form;
+- :mod:`fedbounds.checks.pep.sgd`: one SGD step, the stochastic encoding's validation against its closed form and
+  against PEPit's finite-sum ``wc_sgd`` (where, and why, the noise models differ);
 - :mod:`fedbounds.checks.pep.certificate`: a certified worst case turned into an exact rational certificate, and
   :mod:`fedbounds.checks.pep.verify_certificate`, which re-checks one with the standard library alone.
 """

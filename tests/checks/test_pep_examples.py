@@ -43,7 +43,7 @@ def test_fednmap_largest_step_matches_the_committed_step() -> None:
     got = _run_example(fednmap_examples.wc_fednmap_largest_step)
     pepit_tau, theoretical_tau = got["pepit_tau"], got["theoretical_tau"]
     (row,) = [r for r in pep_evidence.STEPS if (r["rho"], r["n"], r["Q"], r["T"]) == (0.1, 2, 1, 1)]
-    assert row["status"] == "certified" and (row["C_0"], row["C_c"]) == (2.0, 1.0)
+    assert pep_evidence.is_evidence(row) and (row["C_0"], row["C_c"]) == (2.0, 1.0)
     assert theoretical_tau == pytest.approx(row["eta_hat_printed"], rel=1e-12)
     assert pepit_tau / theoretical_tau == pytest.approx(row["k"], rel=1e-12)
 

@@ -32,7 +32,7 @@ def _rows(rho: float, n: int, Q: int) -> list[dict[str, Any]]:
 
 
 def _all_certified(rows: list[dict[str, Any]]) -> bool:
-    return bool(rows) and all(r["status"] == "certified" and r["k"] is not None for r in rows)
+    return bool(rows) and all(r["status"] in ev.EVIDENCE and r["k"] is not None for r in rows)
 
 
 def _sym_printed(rho: float, Q: int) -> dict[str, float]:
@@ -80,7 +80,8 @@ def test_covered_point_is_the_minimum_over_T_of_the_committed_rows() -> None:
     assert got.eta_hat == pytest.approx(k * binding["eta_hat_printed"], rel=1e-12)
     assert got.eta_a == pytest.approx(k * binding["eta_a_printed"], rel=1e-12)
     assert (got.C_0, got.C_c, got.T_binding) == (binding["C_0"], binding["C_c"], binding["T"])
-    assert got.T == tuple(sorted(r["T"] for r in rows)) and got.status == "certified"
+    assert got.T == tuple(sorted(r["T"] for r in rows))
+    assert got.status == ("proved" if all(r["status"] == "proved" for r in rows) else "certified")
     worst = {s: max(abs(r["gaps"][s]) for r in rows) for s in rows[0]["gaps"]}
     assert got.max_gap == pytest.approx(worst, rel=1e-15)
 
@@ -160,6 +161,18 @@ def test_one_horizon_not_certified_is_not_covered(table, monkeypatch: pytest.Mon
     got = certified_steps(1.0, 0.1, 2, 1)
     assert isinstance(got, NotCovered) and f"T = 3: {status}" in got.reason
     assert isinstance(certified_steps(1.0, 0.1, 1, 1), CertifiedSteps)  # the other (n, Q) is untouched
+
+
+def test_a_proved_horizon_counts_as_certified(table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``proved`` (certified, plus a verified exact certificate) is evidence; the point's status is its weakest
+    horizon's. (Before, a proved row made its point "not covered".)"""
+    one = [dict(r, status="proved") if (r["rho"], r["n"], r["T"]) == (0.1, 2, 1) else r for r in table]
+    monkeypatch.setattr(ev, "STEPS", one)
+    got = certified_steps(1.0, 0.1, 2, 1)
+    assert isinstance(got, CertifiedSteps) and got.k == 150.0 and got.status == "certified"
+    monkeypatch.setattr(ev, "STEPS", [dict(r, status="proved") for r in table])
+    got = certified_steps(1.0, 0.1, 2, 1)
+    assert isinstance(got, CertifiedSteps) and got.status == "proved"
 
 
 def test_stale_evidence_is_not_covered(table, monkeypatch: pytest.MonkeyPatch) -> None:

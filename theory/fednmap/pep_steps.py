@@ -14,8 +14,9 @@ Scale invariance (why L = 1 suffices): the class and the algorithm are invariant
 with (L, rho) -> (a L, a rho), gamma -> gamma/a, eta_a -> eta_a/a, eta_hat -> eta_hat/a. A user's point is
 therefore covered when rho/L is a grid rho, gamma L is the grid's gamma (relative :data:`REL_TOL`), and (n, Q) is a
 grid pair; the certified step is then the minimum over the grid's horizons T of k (every horizon's row must be
-``certified``), and the certified eta_hat, eta_a are k times Theorem 5's printed ones at the user's (L, rho,
-gamma, Q) and m = 1. Nothing is interpolated between grid points.
+``certified``, or ``proved``: certified with a verified exact certificate), and the certified eta_hat, eta_a are
+k times Theorem 5's printed ones at the user's (L, rho, gamma, Q) and m = 1. Nothing is interpolated between grid
+points.
 
 Two caveats, stated in every answer: each row's two-solver certificate is at that horizon's own k (the minimum over
 T relies on the search's assumption that the certified multipliers form an interval [0, k*],
@@ -38,7 +39,7 @@ __all__ = ["REL_TOL", "CertifiedSteps", "HorizonRow", "NotCovered", "certified_s
 #: relative tolerance of "rho/L equals a grid rho" and "gamma L equals the grid's gamma"
 REL_TOL = 1e-9
 #: certificate statuses from best to worst (pep_grid's ``certificate_entry``)
-_STATUS_ORDER = ("certified", "inconclusive", "unbounded", "none")
+_STATUS_ORDER = ("proved", "certified", "inconclusive", "unbounded", "none")
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def _row(r: dict[str, Any]) -> HorizonRow:
 
 
 def _uncertified(rows: list[HorizonRow]) -> NotCovered | None:
-    bad = [h for h in rows if h.status != "certified" or h.k is None]
+    bad = [h for h in rows if h.status not in ev.EVIDENCE or h.k is None]
     if not bad:
         return None
     which = "; ".join(f"T = {h.T}: {h.status}" for h in bad)

@@ -22,6 +22,7 @@ two-solver certificate is ``certified`` count; the others are listed as not cert
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -36,9 +37,11 @@ __all__ = [
     "descent_summary",
     "exponent_curve",
     "largest_step_summary",
+    "largest_step_windows",
     "not_certified",
     "smallest_c0_monotonicity",
     "smallest_c0_summary",
+    "smallest_c0_windows",
     "stability_summary",
     "window_evidence",
 ]
@@ -55,8 +58,8 @@ def window_evidence() -> dict[str, Any]:
 
 
 def certified(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows whose certificate is ``certified`` (both solvers optimal and agreeing)."""
-    return [r for r in rows if r.get("status") == "certified" and r.get("value") is not None]
+    """The rows whose certificate is ``certified`` (both solvers optimal and agreeing) or ``proved``."""
+    return [r for r in rows if ev.is_evidence(r)]
 
 
 def not_certified(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -113,6 +116,56 @@ def smallest_c0_monotonicity(tol: float = 0.02) -> list[dict[str, Any]]:
     return out
 
 
+def _meets(r: dict[str, Any]) -> bool:
+    """The row's final two-solver certificate is certified and meets (ratio <= 1)."""
+    return ev.is_evidence(r) and r["value"] <= 1.0
+
+
+def _nested_pairs(rows: Sequence[dict[str, Any]], key: Sequence[str], window: Any, direction: str) -> list[dict[str, Any]]:
+    """For each point ``key`` and each pair of consecutive n in the table (n_large contains n_small: identical clients),
+    both windows and whether they are consistent. ``window(row)`` = (low, high), None for an end not decided.
+    ``direction="smallest"`` (the threshold can only grow with n): inconsistent iff large.high < small.low;
+    ``"largest"`` (it can only shrink): inconsistent iff large.low > small.high. Only pairs with both ends decided
+    can be inconsistent."""
+    groups: dict[tuple[Any, ...], dict[int, dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in key), {})[r["n"]] = r
+    out = []
+    for point, by_n in sorted(groups.items()):
+        ns = sorted(by_n)
+        for a, b in itertools.pairwise(ns):
+            small, large = window(by_n[a]), window(by_n[b])
+            if direction == "smallest":
+                ends = (large[1], small[0])
+                bad = None not in ends and ends[0] < ends[1]
+            else:
+                ends = (large[0], small[1])
+                bad = None not in ends and ends[0] > ends[1]
+            out.append({**dict(zip(key, point, strict=True)), "n_small": a, "n_large": b, "small": small, "large": large,
+                        "decided": None not in ends, "consistent": not bad})
+    return out
+
+
+def smallest_c0_windows() -> list[dict[str, Any]]:
+    """SMALLEST_C0, per (rho, Q, T, k, C_c) and consecutive n: the windows (C_0_low, C_0] of both n (C_0_low: the
+    largest probe decided to fail below C_0; C_0: the smallest meeting one, an end only when its two-solver certificate
+    is certified with ratio <= 1) and their consistency (n contains n - 1, so the threshold cannot drop).
+
+    A row where no probe met (C_0 None) brackets nothing: its C_0_low is then the last probe decided to fail on the
+    whole grid (e.g. C_0 = 64, where the worst case is unbounded: the set of meeting C_0 is bounded above,
+    ``smallest_constants``), not a lower end, and is not used."""
+    return _nested_pairs(ev.SMALLEST_C0, ("rho", "Q", "T", "k", "C_c"),
+                         lambda r: (r.get("C_0_low") if r["C_0"] is not None else None, r["C_0"] if _meets(r) else None),
+                         "smallest")
+
+
+def largest_step_windows() -> list[dict[str, Any]]:
+    """STEPS, per (rho, Q, T) and consecutive n: the windows [k, k_high) of both n (k: the largest multiplier met, an
+    end only when certified; k_high: the smallest probe above it where every (C_0, C_c) was decided to fail) and their
+    consistency (the largest step cannot grow with n)."""
+    return _nested_pairs(ev.STEPS, ("rho", "Q", "T"), lambda r: (r["k"] if _meets(r) else None, r.get("k_high")), "largest")
+
+
 def c0_window_summary() -> list[dict[str, Any]]:
     """Per (n, Q): both ends of the C_0 window of the descent with eta_hat/9 (T = 1, free corrections): the smallest
     meeting C_0 in (lower_low, lower_high], the largest in [upper_low, upper_high), and the undecided probes."""
@@ -135,7 +188,7 @@ def c_c_spread(flat_max: float = 1.0) -> dict[str, Any]:
     """How the certified ratio at C_0 = 1 moves with C_c: its relative spread over C_c <= ``flat_max`` (None without
     data), and the rows above it (C_c, (n, Q), status, ratio) where it may grow."""
     rows = window_evidence()["C_c"]
-    flat = [r for r in rows if r["status"] == "certified" and r["C_c"] <= flat_max]
+    flat = [r for r in rows if r["status"] in ev.EVIDENCE and r["C_c"] <= flat_max]
     above = [(r["C_c"], (r["n"], r["Q"]), r["status"], r["ratio"]) for r in rows if r["C_c"] > flat_max]
     if not flat:
         return {"C_c": [], "rel_spread": None, "above": above}
@@ -164,9 +217,12 @@ def largest_step_summary() -> dict[str, Any]:
     return {
         "total": len(ev.STEPS),
         "certified": len(ok),
+        "proved": sum(r["status"] == "proved" for r in ok),
         "k_min": min(ks, default=None),
         "k_max": max(ks, default=None),
-        "rows": [f"rho={r['rho']:g} {_point(r)}: k={r['k']:.4g} (C_0={r['C_0']:g}, C_c={r['C_c']:g})" for r in ok],
+        "rows": [f"rho={r['rho']:g} {_point(r)}: k={r['k']:.4g}" + (f" (window [{r['k']:.4g}, {_fmt(r['k_high'])}))"
+                                                                 if "k_high" in r else "")
+                 + f" (C_0={r['C_0']:g}, C_c={r['C_c']:g})" + (" [proved]" if r["status"] == "proved" else "") for r in ok],
         "not_certified": [f"rho={r['rho']:g} {_point(r)}: {r['status']}" for r in not_certified(ev.STEPS)],
     }
 
@@ -210,7 +266,9 @@ def largest_step_evidence() -> str:
     return (
         f"numeric: largest multiple k of Theorem 5's printed (eta_hat, eta_a) at which the PEP certifies the descent "
         f"(doubling from k = 16, then bisection to 5%; (C_0, C_c) in {ev.META.get('step_constants')}; solvers "
-        f"{_solvers()}): certified at {s['certified']} of {s['total']} points, k from {_fmt(s['k_min'])} to "
+        f"{_solvers()}): certified at {s['certified']} of {s['total']} points"
+        + (f" ({s['proved']} proved: an exact rational certificate verified)" if s["proved"] else "")
+        + f", k from {_fmt(s['k_min'])} to "
         f"{_fmt(s['k_max'])}, i.e. eta_hat* = "
         + ("?" if ratio is None else f"{ratio[0]:.3g}..{ratio[1]:.3g}")
         + " gamma at every (rho, n, Q, T) of the grid: the deterministic stability limit of the frozen shift v_t "
@@ -218,9 +276,26 @@ def largest_step_evidence() -> str:
         "where deterministic rounds stop contracting, not how conservative the printed 1/100 factors are: the 100, m, "
         "sqrt(m) and Q of Theorem 5 pay for the window, the noise and the drift, none of which a deterministic PEP "
         "with T <= 2 contains. " + "; ".join(s["rows"]) + ". Not certified: " + ("; ".join(s["not_certified"]) or "none")
-        + ". The committed k are the lower ends of their windows (the bisection's upper ends, within 5%, were not "
-        f"recorded by that run). Reproduce: {ev.META.get('command', 'python -m fedbounds.checks.fednmap.pep_grid --write')}."
+        + ". " + _step_monotonicity_sentence()
+        + f" Reproduce: {ev.META.get('command', 'python -m fedbounds.checks.fednmap.pep_grid --write')}."
     )
+
+
+def _step_monotonicity_sentence() -> str:
+    if not any("k_high" in r for r in ev.STEPS):
+        return ("The committed k are the lower ends of their windows (the bisection's upper ends, within 5%, were not "
+                "recorded by that run).")
+    pairs = largest_step_windows()
+    decided = [p for p in pairs if p["decided"]]
+    bad = [p for p in pairs if not p["consistent"]]
+    text = (f"Each k is the lower end of its window [k, k_high) (k_high: the smallest probe above k where every "
+            f"(C_0, C_c) was decided to fail; an undecided probe narrows nothing). Monotonicity in n (n contains n - 1): "
+            f"{len(pairs)} nested pairs, {len(decided)} with both facing ends decided, {len(bad)} of them not monotone.")
+    if bad:
+        text += " NOT monotone at: " + "; ".join(
+            f"rho={p['rho']:g} (Q={p['Q']}, T={p['T']}): n={p['n_small']} [{_fmt(p['small'][0])}, {_fmt(p['small'][1])}) "
+            f"vs n={p['n_large']} [{_fmt(p['large'][0])}, {_fmt(p['large'][1])})" for p in bad) + "."
+    return text
 
 
 def _window_sentence() -> str:
@@ -236,9 +311,9 @@ def _window_sentence() -> str:
                      + (" (ends bracketed by the scan's grid only)" if "scan" in r["resolution"] else ""))
     meta = w["meta"]
     curve = c0_curve(*POINT_SHOWN)
-    shown = ", ".join(f"{c:g}: {_fmt(ratio)}" if st == "certified" else f"{c:g}: {st}" for c, st, ratio, _ in curve)
+    shown = ", ".join(f"{c:g}: {_fmt(ratio)}" if st in ev.EVIDENCE else f"{c:g}: {st}" for c, st, ratio, _ in curve)
     cc = c_c_spread()
-    above = "; ".join(f"C_c = {c:g} at (n, Q) = {pt}: " + (f"{ratio:.4g}" if st == "certified" else st)
+    above = "; ".join(f"C_c = {c:g} at (n, Q) = {pt}: " + (f"{ratio:.4g}" if st in ev.EVIDENCE else st)
                       for c, pt, st, ratio in cc["above"])
     cc_text = ("" if cc["rel_spread"] is None else
                f" At C_0 = 1 the ratio moves by at most {cc['rel_spread']:.1e} (relative) over C_c in {cc['C_c']} at "
@@ -252,6 +327,8 @@ def _window_sentence() -> str:
 
 
 def _monotonicity_sentence() -> str:
+    if any("C_0_low" in r for r in ev.SMALLEST_C0):
+        return _window_monotonicity_sentence()
     bad = smallest_c0_monotonicity()
     if not bad:
         return "Monotone in n at every certified point (n = 2 contains n = 1)."
@@ -264,6 +341,33 @@ def _monotonicity_sentence() -> str:
             f"instance): {rows}. Cause: the search that wrote it counted an undecided probe as failing, biasing n = 1 "
             "upwards; the n = 1 entries there are bounded by the n = 2 ones. "
             + (f"Recomputed with the three-valued search (window (C_0_low, C_0]): {again}." if re else ""))
+
+
+def _window_monotonicity_sentence() -> str:
+    """Monotonicity in n of a table written by the three-valued search: windows, both ends, and the inversions of
+    the upper ends that the windows explain."""
+    pairs = smallest_c0_windows()
+    decided = [p for p in pairs if p["decided"]]
+    bad = [p for p in pairs if not p["consistent"]]
+
+    def win(w: tuple[float | None, float | None]) -> str:
+        return f"({_fmt(w[0])}, {_fmt(w[1])}]"
+
+    def at(p: dict[str, Any]) -> str:
+        return f"(Q={p['Q']}, T={p['T']}, k={p['k']:g}, C_c={p['C_c']:g})"
+
+    text = (f"Windows (C_0_low, C_0] per n (three-valued search; an undecided probe narrows nothing), checked for "
+            f"monotonicity in n (n = 2 contains n = 1): {len(pairs)} point pairs, {len(decided)} with both facing ends "
+            f"decided, {len(bad)} of them not monotone.")
+    if bad:
+        text += " NOT monotone at: " + "; ".join(f"{at(p)}: n=1 {win(p['small'])} vs n=2 {win(p['large'])}" for p in bad) + "."
+    inverted = [p for p in pairs if p["consistent"] and None not in (p["small"][1], p["large"][1])
+                and p["large"][1] < p["small"][1] * (1 - 0.02)]
+    if inverted:
+        text += (f" At {len(inverted)} point(s) n = 1's certified C_0 lies above n = 2's while the windows overlap: n = 1's "
+                 "upper end is where its certificate held, not its threshold, which is at most n = 2's: "
+                 + "; ".join(f"{at(p)}: n=1 {win(p['small'])}, n=2 {win(p['large'])}" for p in inverted) + ".")
+    return text
 
 
 #: the (n, Q) whose C_0 curve the evidence text quotes

@@ -31,6 +31,7 @@ from typing import Any
 from fedbounds.theory.core.evaluate import evaluate
 from fedbounds.theory.fednmap import formulas as fm
 from fedbounds.theory.fednmap import stochastic as S
+from fedbounds.theory.fednmap.pep_evidence import EVIDENCE
 
 __all__ = ["GRID_FILE", "REL_TOL", "STEP_TOL", "CertifiedFloor", "NotCovered", "certified_noise_floor", "load_grid"]
 
@@ -167,7 +168,7 @@ def certified_noise_floor(L: float, rho: float, mu: float, n: int, Q: int, gamma
         if not any(_close(C_0, c, REL_TOL) or C_0 == c for c in c0s):
             return off(f"C_0 = {C_0:g} is not a grid value (grid: C_0 in {{{', '.join(f'{c:g}' for c in c0s)}}})")
         mine = [r for r in mine if float(r["C_0"]) == C_0 or _close(C_0, float(r["C_0"]), REL_TOL)]
-    finite = [r for r in mine if r["status"] in ("certified", "proved") and _num(r["K"]) is not None and math.isfinite(_num(r["K"]))]  # type: ignore[arg-type]
+    finite = [r for r in mine if r["status"] in EVIDENCE and _num(r["K"]) is not None and math.isfinite(_num(r["K"]))]  # type: ignore[arg-type]
     no_descent = tuple(sorted({float(r["C_0"]) for r in mine if r["status"] == "unbounded"}))
     if not finite:
         return off(f"no certified finite K at (n, Q) = ({n}, {Q})" + (f", C_0 = {C_0:g}" if C_0 is not None else ""))

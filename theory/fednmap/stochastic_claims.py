@@ -20,6 +20,7 @@ from fedbounds.theory.core.claims import Claim, Provenance, Status
 from fedbounds.theory.core.symbols import C_0, C_c
 from fedbounds.theory.fednmap import PAPER as FEDNMAP
 from fedbounds.theory.fednmap import stochastic as S
+from fedbounds.theory.fednmap.pep_evidence import EVIDENCE
 
 __all__ = ["CLAIMS", "GRID_FILE", "SPEEDUP_FILE", "grid", "speedup_text", "summary"]
 
@@ -58,7 +59,7 @@ def summary() -> dict[str, Any]:
             "C_c_violated": sorted({r["C_c"] for r in rows if r.get("verdict") == "violated"}),
             "best": best,
         })
-    out["certified"] = sum(1 for r in g["rows"] if r["status"] in ("certified", "proved"))
+    out["certified"] = sum(1 for r in g["rows"] if r["status"] in EVIDENCE)
     out["unknown"] = sum(1 for r in g["rows"] if r.get("verdict") == "unknown")
     return out
 
