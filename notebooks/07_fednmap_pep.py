@@ -354,7 +354,7 @@ print(f"point (rho, n, Q, T, k) = ({row['rho']}, {row['n']}, {row['Q']}, {row['T
 for name, r in (("committed", row), ("re-solved", again)):
     per = "; ".join(f"{s}: {r['values'][s]:.7f} ({r['statuses'][s]}, gap {r['gaps'][s]:.1e})" for s in r["values"])
     print(f"{name:9s}: {r['status']}, ratio w d T = {r['value']:.7f} | {per}")
-assert again["status"] == "certified"
+assert again["status"] in evidence.EVIDENCE
 assert abs(again["value"] - row["value"]) <= 1e-3 * row["value"]
 
 # %% [markdown]
@@ -393,16 +393,16 @@ DASH = "—"
 
 
 def cell(row: dict, fmt: str, key: str) -> str:
-    """A value of an evidence row, or a dash when the row is not certified (its numbers are not evidence)."""
+    """A value of an evidence row, or a dash when the row is neither certified nor proved (its numbers are not evidence)."""
     v = row.get(key)
-    if row.get("status") != "certified" or v is None:
+    if row.get("status") not in evidence.EVIDENCE or v is None:
         return DASH
     return format(v, fmt)
 
 
 def why(row: dict) -> str:
     """The solvers' statuses of a row that is not certified (what made it so)."""
-    if row.get("status") == "certified":
+    if row.get("status") in evidence.EVIDENCE:
         return ""
     st = row.get("statuses") or {}
     return ", ".join(f"{s} {v.split(':')[0]}" for s, v in st.items())  # "error: <message>" -> "error"
@@ -434,8 +434,8 @@ assert "0.4321" in text_table("t", [{**fake, "status": "certified"}], [("ratio",
 TOL = evidence.META["rel_tol"]
 for name in ("DESCENT", "SMALLEST_C0", "STEPS"):
     for r in getattr(evidence, name):
-        assert r["status"] in ("certified", "inconclusive", "unbounded", "none"), (name, r["status"])
-        if r["status"] == "certified":
+        assert r["status"] in ("proved", "certified", "inconclusive", "unbounded", "none"), (name, r["status"])
+        if r["status"] in evidence.EVIDENCE:
             assert certified_consistent(r, TOL), (name, r)
 
 # %%
@@ -443,7 +443,7 @@ desc_cols = [
     ("n", lambda r: str(r["n"])), ("Q", lambda r: str(r["Q"])), ("T", lambda r: str(r["T"])), ("k", lambda r: f"{r['k']:g}"),
     ("eta_hat", lambda r: f"{r['eta_hat']:.3e}"), ("Gram", lambda r: str(r.get("gram_dim", DASH))), ("status", lambda r: r["status"]),
     ("w d T", lambda r: cell(r, ".4f", "value")),
-    ("slack", lambda r: DASH if r["status"] != "certified" else f"{1 / r['value']:.2f}"),
+    ("slack", lambda r: DASH if r["status"] not in evidence.EVIDENCE else f"{1 / r['value']:.2f}"),
     ("solvers (when not certified)", why),
 ]
 print(text_table("DESCENT at (C_0, C_c) = (1, 1), rho = 0.1, gamma = Theorem 5's", evidence.DESCENT, desc_cols))

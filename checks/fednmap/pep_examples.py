@@ -162,7 +162,7 @@ def wc_fednmap_pl_contraction(
     Example:
         >>> pepit_tau, theoretical_tau = wc_fednmap_pl_contraction(L=1, rho=0.1, n=2, Q=1, mu=0.1, step_multiple=16, verbose=0)
         *** Example file: worst-case PL contraction of FedNMap (n=2, Q=1, mu=0.1, steps 16x printed) ***
-            PEP guarantee (certified):	Lyap_1 <= 0.99543 Lyap_0
+            PEP guarantee (proved):	Lyap_1 <= 0.99543 Lyap_0
             Theoretical guarantee:	Lyap_1 <= 0.99939 Lyap_0
     """
     verbose = check_verbose(verbose)
