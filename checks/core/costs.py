@@ -16,39 +16,39 @@ __all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estima
 
 # -- written by benchmarks/bench_quick_check.py --write (do not edit by hand) --------------------------------------
 #: where and how the table was measured
-MEASURED = '2026-12-02, --jobs 1 on 2 cores, load 0.7: 98 s wall, 99 s CPU'
+MEASURED = '2026-12-02, --jobs 1 on 2 cores, load 0.8: 207 s wall, 178 s CPU'
 #: the command's own cost besides the claims (imports, report, plots), CPU seconds
-OVERHEAD_CPU_S = 8.6
+OVERHEAD_CPU_S = 38.7
 #: CPU seconds per claim in the quick profile
 QUICK_CPU_S: dict[str, float] = {
-    'fednmap.theorem8': 12.6,
-    'fednmap.theorem8.floor': 6.3,
-    'fednmap.theorem5.rate': 8.2,
-    'fednmap.nat_nor_relation': 1.4,
-    'fednmap.lyapunov': 2.5,
-    'fednmap.theorem8.complexity': 4.0,
-    'fednmap.theorem5.conditions': 0.9,
-    'fednmap.pep.lyapunov_constants': 10.1,
-    'fednmap.pep.largest_step': 0.4,
-    'fednmap.pep.theorem8_exponent': 0.7,
-    'fednmap.theorem8.complexity_inside': 0.4,
-    'fednmap.spep.lyapunov_windows': 2.1,
+    'fednmap.theorem8': 20.5,
+    'fednmap.theorem8.floor': 11.9,
+    'fednmap.theorem5.rate': 17.2,
+    'fednmap.nat_nor_relation': 2.2,
+    'fednmap.lyapunov': 4.3,
+    'fednmap.theorem8.complexity': 8.8,
+    'fednmap.theorem5.conditions': 2.2,
+    'fednmap.pep.lyapunov_constants': 8.7,
+    'fednmap.pep.largest_step': 0.2,
+    'fednmap.pep.theorem8_exponent': 0.4,
+    'fednmap.theorem8.complexity_inside': 0.6,
+    'fednmap.spep.lyapunov_windows': 1.7,
     'fednmap.spep.constant_36': 0.1,
     'fednmap.spep.constant_12100': 0.1,
-    'ds.lemma5_2': 1.9,
-    'ds.lemma5_1': 2.7,
-    'ds.theorem5_3': 5.7,
-    'ds.corollary_ii': 6.6,
-    'ds.constant_step_floor': 4.6,
+    'ds.lemma5_2': 4.3,
+    'ds.lemma5_1': 6.5,
+    'ds.theorem5_3': 9.8,
+    'ds.corollary_ii': 13.4,
+    'ds.constant_step_floor': 9.9,
     'erratum.ds_phi_prefix': 0.1,
-    'erratum.constant_gamma_floor': 1.5,
-    'erratum.ds_inexactness_gradient_step': 0.3,
-    'ds.assumption.small_step': 0.6,
-    'ds.pep.lemma5_2': 1.2,
-    'ds.pep.absorption': 9.0,
-    'ds.corollary_decaying': 3.9,
-    'ds.spep.sigma2': 1.0,
-    'ds.spep.G2': 1.1,
+    'erratum.constant_gamma_floor': 3.4,
+    'erratum.ds_inexactness_gradient_step': 0.7,
+    'ds.assumption.small_step': 1.2,
+    'ds.pep.lemma5_2': 0.8,
+    'ds.pep.absorption': 1.3,
+    'ds.corollary_decaying': 6.9,
+    'ds.spep.sigma2': 1.4,
+    'ds.spep.G2': 0.2,
 }
 # -- end of the written part -----------------------------------------------------------------------------------------
 

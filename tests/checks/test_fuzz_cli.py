@@ -264,7 +264,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
 
 
 @pytest.mark.timeout(TIMEOUT)
-@settings(max_examples=max(30, settings.default.max_examples))
+@settings(max_examples=max(12, settings.default.max_examples // 2))
 @given(
     page=st.integers(min_value=0, max_value=10**6),
     start=st.integers(min_value=0, max_value=4095),
