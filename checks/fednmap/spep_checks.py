@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fedbounds.checks.core.jsonsafe import json_safe
 from fedbounds.checks.fednmap.pep import theorem5_steps, theorem8_exponent
 from fedbounds.checks.fednmap.spep import noise_coefficient
 from fedbounds.checks.pep.solve import Certificate
@@ -160,16 +161,6 @@ def _num(x: Any) -> float | None:
     return None if x is None else float(x)
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_json_safe(v) for v in x]
-    return x
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep_checks", description=__doc__.splitlines()[0])
     ap.add_argument("--regrade", action="store_true", help=f"recompute splits and verdicts from the rows of {TARGET} (no solve)")
@@ -180,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
               "python -m fedbounds.checks.sweep.spep_cells --write", file=sys.stderr)
         return 2
     data = grade(json.loads(Path(TARGET).read_text())["rows"]) if args.regrade else grid()
-    print(json.dumps(_json_safe(data), indent=1, sort_keys=True))
+    print(json.dumps(json_safe(data), indent=1, sort_keys=True))
     return 0
 
 

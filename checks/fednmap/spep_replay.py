@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -48,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fedbounds.checks.core.jsonsafe import json_safe
 from fedbounds.checks.fednmap.pep import theorem8_exponent
 from fedbounds.checks.fednmap.pep_replay import lyapunov_terms, realise
 from fedbounds.checks.fednmap.spep import build_round_spep
@@ -304,21 +304,11 @@ def evidence(points: tuple[tuple[int, float, float], ...] = POINTS, mc_replicas:
             "tight_rel": TIGHT_REL, "rows": rows, "sgd": sgd}
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_json_safe(v) for v in x]
-    return x
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep_replay", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (atomically) instead of printing")
     args = ap.parse_args(argv)
-    text = json.dumps(_json_safe(evidence()), indent=1, sort_keys=True)
+    text = json.dumps(json_safe(evidence()), indent=1, sort_keys=True)
     if not args.write:
         print(text)
         return 0

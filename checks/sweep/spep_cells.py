@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fedbounds.checks.core.jsonsafe import json_safe
+
 __all__ = ["FORMS", "SPEC", "cell_work", "compute_spep_cell", "evidence_from_store", "main"]
 
 FORMS = ("auto", "full", "symmetric")
@@ -72,15 +74,6 @@ def _point(config: Mapping[str, Any]) -> dict[str, Any]:
             "symmetric": _form(str(params.get("form", "auto")), int(n))}  # type: ignore[arg-type]
 
 
-def _safe(x: Any) -> Any:
-    """JSON without NaN/infinity, as the committed evidence writes it ("inf")."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return "inf" if x > 0 else ("-inf" if x < 0 else None)
-    if isinstance(x, dict):
-        return {k: _safe(v) for k, v in x.items()}
-    return x
-
-
 def compute_spep_cell(config: Mapping[str, Any]) -> dict[str, Any]:
     """One certificate of K* (module docstring): the evidence row, plus ``form``."""
     from fedbounds.checks.fednmap.spep_checks import round_noise
@@ -88,7 +81,7 @@ def compute_spep_cell(config: Mapping[str, Any]) -> dict[str, Any]:
     p = _point(config)
     cert = round_noise(p["n"], p["Q"], p["C_0"], p["C_c"], k=p["k"], mu=p["mu"], symmetric=p["symmetric"])
     value = cert.value if (cert.certified or cert.unbounded) else None
-    return _safe({"n": p["n"], "Q": p["Q"], "C_0": p["C_0"], "C_c": p["C_c"], "status": cert.status, "K": value,
+    return json_safe({"n": p["n"], "Q": p["Q"], "C_0": p["C_0"], "C_c": p["C_c"], "status": cert.status, "K": value,
                   "values": dict(cert.values), "statuses": dict(cert.statuses), "gram_dim": cert.gram_dim,
                   "form": "symmetric" if p["symmetric"] else "full"})
 
@@ -180,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = json.dumps(_json(data), indent=1, sort_keys=True)
+    text = json.dumps(json_safe(data), indent=1, sort_keys=True)
     if not args.write:
         print(text)
         return 0
@@ -190,14 +183,6 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(target, text + "\n")
     print(f"wrote {target} ({data['spec']['cells']} cells)")
     return 0
-
-
-def _json(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {k: _json(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_json(v) for v in x]
-    return _safe(x)
 
 
 if __name__ == "__main__":
