@@ -401,6 +401,9 @@ def _interrupt_pep_check(tmp_path: Path, delay: float, limit: float) -> tuple[in
     return proc.returncode, time.monotonic() - t0, err
 
 
+# slow (13 s on 2 slow cores): tests/checks/pep/test_bounded_solves.py kills a solve at once in the default run, and
+# the 20-trial test below runs a whole PEP check
+@pytest.mark.slow
 def test_ctrl_c_during_pep_solves_exits_130_and_writes_no_report(tmp_path: Path) -> None:
     # 10 s while the rest of the suite loads both cores; the slow test below holds it to 5 s, 20 times
     rc, _, err = _interrupt_pep_check(tmp_path, 12.0, limit=10.0)

@@ -95,6 +95,7 @@ def test_inaccurate_solvers_are_inconclusive_never_holds(monkeypatch):
     assert cert.status == "inconclusive" and v.status == "inconclusive" and math.isnan(v.observed)
 
 
+@pytest.mark.slow  # 9-12 s: the whole family on one point
 def test_drift_from_the_committed_evidence_is_an_error(monkeypatch):
     real = pep_checks.committed_descent
     monkeypatch.setitem(pep_checks.GRIDS, "quick", {**pep_checks.GRIDS["quick"], "descent": [(0.1, 2, 1, 1, 1.0)]})
