@@ -76,6 +76,16 @@ def _label(ef: float, gf: float, N: int) -> str:
     return f"N = {N}, eta = {ef:g} x 1/(6 L_F), gamma_r = {gf:g} x 1/(sqrt(10) B), Phi = 1/4"
 
 
+def _at(p: SPoint) -> dict[str, float]:
+    """The scope's point (``details["at"]``) of a verdict at ``p``: the step and inexactness of Lemma 5.2's hypotheses."""
+    from fedbounds.checks.core.formulas import evaluate
+    from fedbounds.theory.core import symbols as S
+    from fedbounds.theory.ds_fedproxgrad import formulas as dc
+
+    L_F = evaluate(dc.L_F_definition, {S.L_f: p.L_f, S.L_r: p.L_r, S.lam: p.lam})
+    return {"eta": float(p.eta), "gamma_r": float(p.gamma_r), "L_F": L_F, "B": float(p.B)}
+
+
 def _room(v: Verdict) -> float:
     """printed / certified (nan when not certified)."""
     return v.bound / v.observed if math.isfinite(v.observed) and v.observed > 0 else math.nan
@@ -115,7 +125,7 @@ def sigma2_verdicts(p: SPoint, label: str) -> list[Verdict]:
     for noise, joint in SIGMA2_MODELS:
         cert = stochastic_pep(p, "sigma2", noise, a_G=pc["K_G"] if joint else None)
         extra: dict[str, Any] = {"noise": noise, "G2": "free, charged at the printed coefficient" if joint else "0",
-                                 "unit": "L_F eta^2", "K_sigma_tight_printed": pc["K_sigma_tight"]}
+                                 "unit": "L_F eta^2", "K_sigma_tight_printed": pc["K_sigma_tight"], "at": _at(p)}
         if noise not in lows:
             scen = scenario_pep(p, noise)
             lows[noise] = (primal_lower(scen), scen.status)  # the two-scenario instance: admissible (module docstring)
@@ -161,7 +171,8 @@ def check_G2(ctx: CheckContext) -> CheckResult:
         pc = printed_coefficients(p)
         cert = stochastic_pep(p, "G2")
         # no noise leaf at sigma = 0: a deterministic PEP, exact for the class, so its primal point is an instance
-        res.verdicts.append(_coef_verdict(G2, _label(*point), cert, pc["K_G"], pc["K_G"], primal_lower(cert), unit="printed K_G"))
+        res.verdicts.append(_coef_verdict(G2, _label(*point), cert, pc["K_G"], pc["K_G"], primal_lower(cert), unit="printed K_G",
+                                          at=_at(p)))
     res.negatives.append(_halved_room_control(G2, res.verdicts[0], "eta (1 + 3 L_F eta/2) gamma_r^2"))
     _summary(res, "printed")
     return res

@@ -123,3 +123,15 @@ def test_a_new_paper_s_own_symbols_are_found_by_name() -> None:
     eta, L = sp.Symbol("eta_new", positive=True), sp.Symbol("L_new", positive=True)
     assert hypothesis_ratios([eta <= 1 / L], {"eta_new": 0.5, "L_new": 4.0}) == {"eta_new": pytest.approx(2.0)}
     assert hypothesis_ratios([eta <= 1 / L], {"eta_new": 0.25, "L_new": 4.0}) == {"eta_new": pytest.approx(1.0)}
+
+
+@pytest.mark.parametrize(("check_id", "kind"), [("ds.spep.sigma2", INSIDE), ("ds.spep.G2", INSIDE),
+                                                ("fednmap.spep.lyapunov_windows", CERTIFIED)])
+def test_the_stochastic_families_state_their_scope(quick_result, check_id: str, kind: str) -> None:
+    """The DS stochastic verdicts record (eta, gamma_r) (they read "unstated" before); the FedNMap windows run at 16x
+    Theorem 5's printed steps and say so (they read "inside" before, against C_0, C_c > 0 alone)."""
+    res = quick_result(check_id)
+    scope = scope_of(check_id, [*res.verdicts])
+    assert scope.kind == kind, scope.text
+    if kind == CERTIFIED:
+        assert scope.factors["eta_hat"] == pytest.approx([16.0, 16.0])

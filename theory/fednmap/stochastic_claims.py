@@ -20,6 +20,7 @@ from fedbounds.theory.core.claims import Claim, Provenance, Status
 from fedbounds.theory.core.symbols import C_0, C_c
 from fedbounds.theory.fednmap import PAPER as FEDNMAP
 from fedbounds.theory.fednmap import stochastic as S
+from fedbounds.theory.fednmap.claims import THEOREM5_HYPOTHESES
 from fedbounds.theory.fednmap.pep_evidence import EVIDENCE
 
 __all__ = ["CLAIMS", "GRID_FILE", "SPEEDUP_FILE", "grid", "speedup_text", "summary"]
@@ -132,12 +133,14 @@ NOISE_WINDOWS = Claim(
     title="With noise, the reconstructed Lyapunov function fits Theorem 8's floor for (C_0, C_c) in a window; C_c = 1 does not",
     provenance=_prov("Theorem 8 / Appendix C.2", note="C_0 and C_c are lost with the text; the expected-Gram PEP certifies the "
                      "per-round noise coefficient K*(C_0, C_c) over the whole class (an upper bound; the Q = 1 sign-pattern "
-                     "instances meet it to 1e-3); C_c is our symbol"),
+                     "instances meet it within 4e-5 at n = 1, not at n = 2 with C_c = 1e-2: 2.4e-3); C_c is our symbol; "
+                     "hypotheses: C_0, C_c > 0 and Theorem 5's step conditions (Theorem 8's are lost)"),
     status=Status.RECONSTRUCTED,
     quantity="K*(C_0, C_c) sigma^2 / e8 against Theorem 8's floor at m = 1",
     conclusion=S.floor_ratio.subs({S.variance_scale: 1, S.drift_scale: 1}),
     relation="<=",
-    hypotheses=(sp.Gt(C_0, 0, evaluate=False), sp.Gt(C_c, 0, evaluate=False)),
+    hypotheses=(sp.Gt(C_0, 0, evaluate=False), sp.Gt(C_c, 0, evaluate=False), *THEOREM5_HYPOTHESES),
+    hypotheses_status=Status.RECONSTRUCTED,
     depends_on=("fednmap.lyapunov", "fednmap.theorem8"),
     unknowns=(C_0, C_c, S.K_sigma),
     evidence=_EVIDENCE + ". Windows (grid ends, both reported): " + _windows_text(),
