@@ -15,7 +15,21 @@ __all__ = ["abort"]
 
 
 def abort(pool: ProcessPoolExecutor) -> None:
-    """Kill ``pool``'s worker processes, then shut it down without waiting."""
+    """Kill ``pool``'s worker processes, then shut it down without waiting.
+
+    The pool's wake-up pipe may already be closed when its management thread has seen the killed workers; the
+    interpreter's exit hook (``concurrent.futures.process._python_exit``) still writes to it, which printed an
+    "Exception ignored ... Bad file descriptor" traceback after "fedbounds: interrupted". An aborted pool's wake-up
+    therefore ignores a closed pipe."""
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
+    if wakeup is not None:
+        send = wakeup.wakeup
+
+        def quiet_wakeup() -> None:
+            with contextlib.suppress(OSError, ValueError):
+                send()
+
+        wakeup.wakeup = quiet_wakeup
     for p in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(OSError, ValueError):
             p.kill()
