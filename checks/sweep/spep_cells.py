@@ -180,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     from fedbounds.checks.core.install import write_atomic
 
     target = Path(args.target)
-    write_atomic(target, text + "\n")
+    try:
+        write_atomic(target, text + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"wrote {target} ({data['spec']['cells']} cells)")
     return 0
 

@@ -103,3 +103,16 @@ def test_a_bad_cell_parameter_is_one_line_naming_it() -> None:
         (bad["params"] if section == "params" else bad["instance"]["params"])[name] = value
         with pytest.raises(ValueError, match=words):
             spep_cells.compute_spep_cell(bad)
+
+
+def test_an_unwritable_target_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: a FileNotFoundError traceback from the atomic writer."""
+    store = tmp_path / "s.sqlite"
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(_tiny("n = [1]\nC_0 = [0.0]\nC_c = [1e-3]"))
+    assert main(["sweep", str(spec), "--store", str(store), "--processes", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    target = tmp_path / "missing" / "grid.json"
+    assert spep_cells.main([str(store), "--write", "--target", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(target) in err and "Traceback" not in err
