@@ -82,14 +82,15 @@ GRIDS: dict[str, dict[str, Any]] = {
 #: the class's constants (the PEP is invariant under scaling L_f, so eta enters through L_F eta; measured: Phi_PEP at
 #: the corner is 0.5636 for lambda in {0.5, 1, 2}, B in {1, 1.5, 2}, L_r in {1, 4}, and 0.645 at lambda = 0)
 CLASS: dict[str, float] = {"L_f": 1.0, "L_r": 1.0, "lam": 0.5, "B": 1.0}
-def _class_at(eta: float, gamma_r: float) -> dict[str, float]:
-    """The scope's point (``details["at"]``) of a PEP verdict on the class :data:`CLASS` (L_F from the theory's A1(i))."""
+def class_at(eta: float, gamma_r: float, cls: dict[str, float] = CLASS) -> dict[str, float]:
+    """The scope's point (``details["at"]``) of a PEP verdict on the class ``cls`` (default :data:`CLASS`; L_F from the
+    theory's A1(i))."""
     from fedbounds.checks.core.formulas import evaluate
     from fedbounds.theory.core import symbols as S
     from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
-    L_F = evaluate(dc.L_F_definition, {S.L_f: CLASS["L_f"], S.L_r: CLASS["L_r"], S.lam: CLASS["lam"]})
-    return {"eta": float(eta), "gamma_r": float(gamma_r), "L_F": L_F, "B": CLASS["B"]}
+    L_F = evaluate(dc.L_F_definition, {S.L_f: cls["L_f"], S.L_r: cls["L_r"], S.lam: cls["lam"]})
+    return {"eta": float(eta), "gamma_r": float(gamma_r), "L_F": L_F, "B": float(cls["B"])}
 
 
 #: the step control: eta = ETA_CONTROL x 1/(6 L_F) at the corner (measured Phi_PEP = 0.135 < 1/4; 0.291 at 7x)
@@ -153,7 +154,7 @@ def descent_verdict(claim_id: str, instance: str, cert: Certificate, tv: Mapping
     """The verdict "w <= -eta Phi" from a ratio-form certificate, with slack Phi_PEP / Phi (module docstring)."""
     phi = _phi_of(cert, eta)
     v = pep_verdict(claim_id, instance, cert, -eta * tv["Phi"], Phi_PEP=phi, Phi_paper=tv["Phi"], Phi_r=tv["Phi_r"],
-                    xi=tv["xi"], eta=eta, gamma_r=gamma_r, N=N, solver_options=_scs_options(cert), at=_class_at(eta, gamma_r), **extra)
+                    xi=tv["xi"], eta=eta, gamma_r=gamma_r, N=N, solver_options=_scs_options(cert), at=class_at(eta, gamma_r), **extra)
     slack = math.nan if phi is None else (0.0 if math.isinf(phi) else phi / tv["Phi"])
     return replace(v, slack=slack)
 
@@ -165,7 +166,7 @@ def _margin_verdict(claim_id: str, N: int) -> Verdict:
     tv = theory_values(CLASS["L_f"], CLASS["L_r"], CLASS["lam"], CLASS["B"], eta, gamma_r)
     cert = lemma52_margin_pep(CLASS["L_f"], CLASS["L_r"], CLASS["lam"], CLASS["B"], eta, gamma_r, tv["xi"], tv["Phi"], N)
     v = pep_verdict(claim_id, f"margin form, Phi = 1/4, {_label(1.0, 1.0, N)} (covers grad F(x) = 0)", cert, 0.0,
-                    Phi_paper=tv["Phi"], eta=eta, gamma_r=gamma_r, N=N, at=_class_at(eta, gamma_r),
+                    Phi_paper=tv["Phi"], eta=eta, gamma_r=gamma_r, N=N, at=class_at(eta, gamma_r),
                     form="margin: sup F(x+) - F(x) + eta Phi "
                     "||grad F||^2 - Xi_det over trace(Gram) <= 1", solver_options=_scs_options(cert))
     return replace(v, slack=math.nan)

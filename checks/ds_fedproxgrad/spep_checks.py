@@ -42,6 +42,7 @@ from typing import Any
 from fedbounds.checks.core.controls import control
 from fedbounds.checks.core.verdict import Verdict, decide
 from fedbounds.checks.ds_fedproxgrad.pep import theory_values
+from fedbounds.checks.ds_fedproxgrad.pep_checks import class_at
 from fedbounds.checks.ds_fedproxgrad.spep import SPoint, printed_coefficients, scenario_pep, stochastic_pep
 from fedbounds.checks.pep.lower import primal_lower
 from fedbounds.checks.pep.solve import Certificate, pep_verdict
@@ -78,12 +79,7 @@ def _label(ef: float, gf: float, N: int) -> str:
 
 def _at(p: SPoint) -> dict[str, float]:
     """The scope's point (``details["at"]``) of a verdict at ``p``: the step and inexactness of Lemma 5.2's hypotheses."""
-    from fedbounds.checks.core.formulas import evaluate
-    from fedbounds.theory.core import symbols as S
-    from fedbounds.theory.ds_fedproxgrad import formulas as dc
-
-    L_F = evaluate(dc.L_F_definition, {S.L_f: p.L_f, S.L_r: p.L_r, S.lam: p.lam})
-    return {"eta": float(p.eta), "gamma_r": float(p.gamma_r), "L_F": L_F, "B": float(p.B)}
+    return class_at(p.eta, p.gamma_r, {"L_f": p.L_f, "L_r": p.L_r, "lam": p.lam, "B": p.B})
 
 
 def _room(v: Verdict) -> float:
