@@ -94,7 +94,8 @@ def _coef_verdict(cid: str, instance: str, cert: Certificate, printed: float, sc
     ``lower``: an admissible instance's coefficient (module docstring), the only evidence that can make it ``violated``;
     the certified value (an upper bound) makes it ``holds``, or nothing."""
     v = pep_verdict(cid, instance, cert, printed, certified_over_scale=None if cert.value is None else cert.value / scale,
-                    printed_over_scale=printed / scale, lower=lower, **extra)
+                    printed_over_scale=printed / scale, lower=lower,
+                    violation_evidence="the scenario instance (ci_low); the expected-Gram PEP is a relaxation", **extra)
     return replace(v, slack=_room(v), **_bounded(v, lower, printed))
 
 

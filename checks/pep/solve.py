@@ -399,27 +399,36 @@ def with_proof(cert: Certificate, build: Builder) -> Certificate:
     return cert if proof is None else dataclasses.replace(cert, proof=proof)
 
 
-def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_tol: float | None = None) -> str:
+def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_tol: float | None = None, *,
+            relaxed: bool = False) -> str:
     """Verdict on the claim ``worst case <= bound`` from a certificate.
 
-    * ``holds``: certified, and the conservative value is <= bound + tol, tol = ``rel_tol`` |bound| +
-      ``abs_tol`` (defaults: the certificate's own tolerances);
-    * ``violated``: certified with every solver's value > bound + tol, or certified unbounded;
+    * ``holds``: certified, and the conservative value (an upper bound on the worst case) is <= bound + tol,
+      tol = ``rel_tol`` |bound| + ``abs_tol`` (defaults: the certificate's own tolerances);
+    * ``violated``: an admissible instance exceeds bound + tol (:func:`fedbounds.checks.pep.lower.primal_lower`, the
+      smallest feasible primal value: a lower bound on the worst case), or the PEP is certified unbounded;
     * ``inconclusive``: anything else. A certificate whose solvers are not all optimal, or disagree, is never
-      ``holds``.
+      ``holds``; a dual value above the bound is never ``violated`` on its own.
+
+    ``relaxed``: the PEP relaxes its class (a condition imposed at the visited points only), so its primal points
+    need not be instances. A violation is then one of the relaxed class only, read from every solver's value
+    exceeding bound + tol (the machinery controls of such families say so).
     """
+    from fedbounds.checks.pep.lower import primal_lower
+
     if not math.isfinite(bound):
         raise ValueError(f"bound must be finite, got {bound}")
     tol = (cert.rel_tol if rel_tol is None else rel_tol) * abs(bound) + (cert.abs_tol if abs_tol is None else abs_tol)
     if cert.unbounded:
         return "violated"
-    if not cert.certified or cert.value is None:
-        return "inconclusive"
-    if cert.value <= bound + tol:
+    if cert.certified and cert.value is not None and cert.value <= bound + tol:
         return "holds"
-    if all(v is not None and v > bound + tol for v in cert.values.values()):
-        return "violated"
-    return "inconclusive"
+    if relaxed:
+        if cert.certified and all(v is not None and v > bound + tol for v in cert.values.values()):
+            return "violated"
+        return "inconclusive"
+    low = primal_lower(cert)
+    return "violated" if low is not None and low > bound + tol else "inconclusive"
 
 
 def check_positive(name: str, value: float) -> float:
@@ -456,20 +465,28 @@ def certificate_record(cert: Certificate) -> dict[str, Any]:
     }
 
 
-def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, **details: Any) -> Any:
+def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, *, relaxed: bool = False,
+                **details: Any) -> Any:
     """A :class:`fedbounds.checks.core.verdict.Verdict` for the claim ``worst case <= bound`` from a certificate.
 
-    The status is :func:`verdict`'s (never ``holds`` unless certified); ``observed`` is the certified worst
-    case (+inf when unbounded, nan when inconclusive); the details carry :func:`certificate_record` and the
-    ratio worst / bound, so the report shows the worst case, the paper's bound, their ratio, the solver
-    statuses and the duality gaps.
+    The status is :func:`verdict`'s (never ``holds`` unless certified, never ``violated`` on an upper bound alone);
+    ``observed`` is the certified worst case (+inf when unbounded, nan when inconclusive), ``ci_high`` the same upper
+    bound and ``ci_low`` the admissible instance's value (:func:`fedbounds.checks.pep.lower.primal_lower`; nan when
+    none, or when the PEP is ``relaxed``); the details carry :func:`certificate_record`, the ratio worst / bound and
+    what a violation rests on (``violation_evidence``), so the report shows the worst case, the paper's bound, their
+    ratio, the solver statuses and the duality gaps.
     """
     from fedbounds.checks.core.verdict import Verdict, slack_of
+    from fedbounds.checks.pep.lower import primal_lower
 
-    status = verdict(cert, bound)
+    status = verdict(cert, bound, relaxed=relaxed)
     observed = math.nan if cert.value is None else float(cert.value)
+    low = None if relaxed else primal_lower(cert)
     slack = math.nan if cert.value is None else slack_of(bound, observed)
     ratio = None if cert.value is None or bound == 0 else observed / bound
-    return Verdict(claim_id=claim_id, instance=instance, observed=observed, bound=float(bound), ci_low=observed,
+    evidence = ("the relaxed class only (its primal points need not be instances)" if relaxed
+                else "an admissible instance (a solver's feasible primal point)")
+    return Verdict(claim_id=claim_id, instance=instance, observed=observed, bound=float(bound),
+                   ci_low=math.inf if cert.unbounded else (math.nan if low is None else float(low)),
                    ci_high=observed, status=status, slack=slack, exact=True,
-                   details={"pep": certificate_record(cert), "ratio": ratio, **details})
+                   details={"pep": certificate_record(cert), "ratio": ratio, "violation_evidence": evidence, **details})

@@ -64,6 +64,19 @@ def test_gd_convex_exact_value_certified():
     assert verdict(cert, 0.99 / 6) == "violated"
 
 
+def test_a_violation_rests_on_an_admissible_instance_never_on_the_dual_value():
+    cert = certify(gd_convex(1.0, 1.0))
+    # the same dual values (upper bounds, above the bound), but no solver's primal point is feasible: nothing shows an
+    # instance above the bound, so the old rule ("every value above the bound") was wrong to say violated
+    runs = tuple(dataclasses.replace(r, primal_violation=1e-3) for r in cert.runs)
+    assert verdict(dataclasses.replace(cert, runs=runs), 0.99 / 6) == "inconclusive"
+    # a relaxed PEP's primal points are not instances: its violation is read from the values, of the relaxed class
+    assert verdict(dataclasses.replace(cert, runs=runs), 0.99 / 6, relaxed=True) == "violated"
+    # the admissible instance alone decides: one feasible primal point above the bound is enough
+    one = tuple(r if r.solver == "CLARABEL" else dataclasses.replace(r, primal_violation=1e-3) for r in cert.runs)
+    assert verdict(dataclasses.replace(cert, runs=one), 0.99 / 6) == "violated"
+
+
 @pytest.mark.parametrize("h", [0.5, 1.0, 1.5])
 def test_gd_nonconvex_descent_lemma_is_the_pep_value(h):
     cert = certify(gd_nonconvex(1.0, h))
