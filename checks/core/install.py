@@ -86,3 +86,32 @@ def write_atomic(path: Path, data: str | bytes, mode: int = 0o644) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def evidence_path(relative: str) -> Path:
+    """The committed evidence file ``relative`` (``theory/...``) of this installation, wherever the command runs."""
+    return Path(__file__).resolve().parents[2] / relative
+
+
+def unwritable(path: Path) -> str | None:
+    """Why ``path`` cannot be (re)written here (its folder missing or read-only), or None. Evidence generators ask
+    before minutes of solving, not after."""
+    folder = path.parent
+    if not folder.is_dir():
+        return f"cannot write {path}: its folder does not exist"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"cannot write {path}: read-only (a regeneration command runs in a checkout, not an installed copy)"
+    return None
+
+
+def write_evidence(path: Path, text: str, what: str = "") -> int:
+    """Write an evidence file atomically and say so: 0, or one line on stderr naming the file and exit status 2."""
+    import sys
+
+    try:
+        write_atomic(path, text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}{f' ({what})' if what else ''}")
+    return 0

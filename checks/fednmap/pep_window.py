@@ -36,7 +36,6 @@ import argparse
 import datetime as _dt
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from fedbounds.checks.core.threshold import FAILS, MEETS, UNKNOWN, largest_meeting, smallest_meeting
@@ -208,24 +207,22 @@ def compute(which: tuple[str, ...] = TABLES, old: dict[str, Any] | None = None) 
     }
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    from fedbounds.checks.core.install import write_atomic
-
-    write_atomic(path, text)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.pep_window", description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help=f"rewrite {TARGET} (else print it)")
     parser.add_argument("--only", choices=TABLES, action="append", help="recompute only these tables (repeatable)")
     args = parser.parse_args(argv)
-    target = Path(__file__).resolve().parents[2] / TARGET
+    from fedbounds.checks.core.install import evidence_path, unwritable, write_evidence
+
+    target = evidence_path(TARGET)
+    if args.write and (why := unwritable(target)):
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     old = json.loads(target.read_text()) if target.exists() else {}
     text = json.dumps(compute(tuple(args.only or TABLES), old), indent=1, allow_nan=False) + "\n"
     if args.write:
-        _write_atomic(target, text)
-    else:
-        sys.stdout.write(text)
+        return write_evidence(target, text)
+    sys.stdout.write(text)
     return 0
 
 

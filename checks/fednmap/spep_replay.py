@@ -43,7 +43,6 @@ import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -308,17 +307,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep_replay", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (atomically) instead of printing")
     args = ap.parse_args(argv)
+    from fedbounds.checks.core.install import evidence_path, unwritable, write_evidence
+
+    target = evidence_path(TARGET)
+    if args.write and (why := unwritable(target)):
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     text = json.dumps(json_safe(evidence()), indent=1, sort_keys=True)
     if not args.write:
         print(text)
         return 0
-    from fedbounds.checks.core.install import write_atomic
-
-    target = Path(TARGET)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, text + "\n")
-    print(f"wrote {target}")
-    return 0
+    return write_evidence(target, text)
 
 
 if __name__ == "__main__":

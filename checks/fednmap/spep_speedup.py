@@ -114,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.write:
         print(json.dumps(table(), indent=1, sort_keys=True))
         return 0
-    target = Path(TARGET)
+    from fedbounds.checks.core.install import evidence_path, unwritable
+
+    target = evidence_path(TARGET)
+    if why := unwritable(target):
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     _write(target, table(write_partial=target))
     print(f"wrote {target}")
     return 0

@@ -177,17 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.write:
         print(text)
         return 0
-    from fedbounds.checks.core.install import write_atomic
+    from fedbounds.checks.core.install import write_evidence
 
-    target = Path(args.target)
-    try:
-        write_atomic(target, text + "\n")
-    except OSError as exc:
-        print(f"error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {target} ({data['spec']['cells']} cells)")
-    return 0
-
+    return write_evidence(Path(args.target), text, f"{data['spec']['cells']} cells")
 
 if __name__ == "__main__":
     sys.exit(main())
