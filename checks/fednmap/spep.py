@@ -54,9 +54,10 @@ from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
 __all__ = ["FULL_ROWS_UP_TO", "build_round_spep", "noise_coefficient", "spep_gram_dimension"]
 
-#: block form: up to this n every cross-client orthogonality row is built, so the builder's PEP is the full PEP (an
-#: exact certificate of it is read from the block multipliers); above it one representative pair per orbit is built
-#: (the same block SDP, n-fold fewer rows: the speedup table's n = 64) and the PEP is certified, not provable
+#: block form: up to this n the builder's PEP is the full PEP (every cross-client orthogonality row, the zero means
+#: and the corrections' pin as rows; an exact certificate of it is read from the block multipliers); above it, one
+#: representative pair per orbit and no such rows (the same block SDP, far fewer rows to build: the speedup table's
+#: n = 64, where the full PEP is too large for the exact prover anyway): certified, not provable
 FULL_ROWS_UP_TO = 8
 
 
@@ -157,8 +158,9 @@ def build_round_spep(
         ledger.close_round()
         p1 = rd.at(z1)
         lyap1 = rd.lyap(p1, c1, C_0, C_c)
-        ledger.apply(problem, sigma2=sigma2, orthogonality=orthogonality, prune=n > FULL_ROWS_UP_TO)
-        if labels is not None:  # the zero means as rows, the corrections pinned to 0 (module docstring)
+        full_pep = n <= FULL_ROWS_UP_TO
+        ledger.apply(problem, sigma2=sigma2, orthogonality=orthogonality, prune=not full_pep)
+        if labels is not None and full_pep:  # the zero means as rows, the corrections pinned to 0 (module docstring)
             labels.impose_zero_mean(problem)
             labels.pin_zero(problem, labels.points[c0[0]][2])
         if ratio_budget is not None:

@@ -211,7 +211,12 @@ def _add(row: dict[int, float], k: int, v: float) -> None:
     row[k] = row.get(k, 0.0) + v
 
 
-def _rows(pep: Any, labels: Labels) -> tuple[_Map, list, list, list, list]:
+def _rows(pep: Any, labels: Labels) -> tuple[_Map, list, list, list]:
+    """:func:`_rows_full` without the full rows."""
+    return _rows_full(pep, labels)[:4]
+
+
+def _rows_full(pep: Any, labels: Labels) -> tuple[_Map, list, list, list, list]:
     """PEPit's prepared scalar constraints, mapped and deduplicated: (map, inequalities, equalities, owners, full),
     owners[k] = (is equality, index of its reduced row) for PEPit's k-th prepared constraint, or (True, None) for a
     row of :meth:`Labels.impose_zero_mean` (0 = 0 in block form: not a reduced row), (True, -1) for a row of
@@ -274,7 +279,7 @@ def _reduced(build: Builder) -> tuple[Labels, _Map, Any, np.ndarray, Any, np.nda
     if build not in _REDUCED:
         pep, named = build()
         labels: Labels = named["labels"]
-        mp, ineq, eq, owners, full = _rows(pep, labels)
+        mp, ineq, eq, owners, full = _rows_full(pep, labels)
         _REDUCED[build] = (labels, mp, *_matrix(ineq, mp.size), *_matrix(eq, mp.size), len(ineq) + len(eq), owners, full)
     return _REDUCED[build]
 
