@@ -19,6 +19,12 @@ clients (1, 2), so duplicate rows are dropped. A slot whose leaves sum to zero o
 gradients at x_0, whose mean is 0) has no mean mode: its row of M is removed, which keeps the SDP strictly feasible
 (imposing ||sum_i g_i||^2 = 0 on a full Gram matrix would not).
 
+Exact certificates (:mod:`fedbounds.checks.pep.certificate`) are of the PEP the builder makes through its PEPit rows,
+with the block multipliers lifted to those rows. For that PEP to be the full one, a builder states its zero means as
+rows too (:meth:`Labels.impose_zero_mean`: 0 = 0 in the block form, left out of the solve; their lifted multipliers
+are then set so that the full residual is PSD exactly when the block residuals are), and may pin a slot to 0 that a
+normal form allows (:meth:`Labels.pin_zero`: left out of the solve, multipliers 0).
+
 The builder labels its leaves (:class:`Labels`); anything else about the PEP is PEPit's (its prepared scalar
 constraints, the objective leaf). The dual value is rebuilt from the solver's multipliers (an upper bound when
 optimal), as PEPit does for the full SDP, so the certificate keeps its meaning and its duality gap.

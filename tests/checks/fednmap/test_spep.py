@@ -239,7 +239,7 @@ def test_lifted_block_multipliers_are_a_dual_of_the_full_pep() -> None:
 BLOCK_CELLS = {(4, 1): "4dc0a3c1afb0c70f", (4, 2): "657862ef512fcb8d"}
 
 
-@pytest.mark.parametrize("Q", [1])
+@pytest.mark.parametrize("Q", [1, 2])
 def test_block_certificate_of_an_n4_cell_is_of_the_pep_the_block_builder_makes(Q: int) -> None:
     # no solver: the committed file is found by the hash of the block builder's rows at sigma2 = 1, verifies exactly
     # against them, and its value agrees with the cell's certified K in theory/fednmap/spep_grid.json to 1e-6
