@@ -28,7 +28,18 @@ past; :func:`fedbounds.checks.pep.stochastic.sign_patterns`), at Q = 1 (n client
 step): an admissible instance with an admissible noise law, so its value is a lower bound on the true K*.
 
 ``symmetric``: the client-symmetric block form (:mod:`fedbounds.checks.pep.symmetric`): noise leaves and free
-corrections are client slots (the corrections' slot zero-mean), the cross-client orthogonality a B-block row.
+corrections are client slots (the corrections' slot zero-mean), the cross-client orthogonality a B-block row. The PEP
+the builder makes (the one an exact certificate is of) is the full PEP in a normal form: the zero means are PEPit rows
+(``Labels.impose_zero_mean``: the corrections', the start's gradients'), every cross-client orthogonality row is built
+(up to :data:`FULL_ROWS_UP_TO` clients), and the start's corrections are pinned to 0 (``Labels.pin_zero``). The pin
+loses no instance: the class, the algorithm and the measure are invariant under tilts f_i -> f_i + <a_i, .>,
+c_i -> c_i - a_i with sum_i a_i = 0 (the local steps see g_i + c_i, the correction error c_i + grad f_i - grad f, psi
+and grad f do not move, and the next correction is c_{i,1} - a_i), and a_i = c_i lies in the span of the leaves fixed
+before any noise, so E<e, v> = 0 still holds: every free correction state is the zero one for tilted f_i. The block
+solve leaves the pin rows out (free corrections, the same value; measured equal to 1e-9 at n = 3, 4) and its lifted
+multipliers are a dual of the pinned PEP. The pin is what makes that PEP provable: free, the tilt in a new direction is
+a recession direction, a face every dual lies on (two directions at n = 3), and the exact certificate's restoration
+fails on it.
 """
 
 from __future__ import annotations
@@ -41,7 +52,13 @@ from fedbounds.checks.fednmap.pep import _basis_scale, _check, _Round
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, with_proof
 from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
-__all__ = ["build_round_spep", "noise_coefficient", "spep_gram_dimension"]
+__all__ = ["FULL_ROWS_UP_TO", "build_round_spep", "noise_coefficient", "spep_gram_dimension"]
+
+#: block form: up to this n the builder's PEP is the full PEP (every cross-client orthogonality row, the zero means
+#: and the corrections' pin as rows; an exact certificate of it is read from the block multipliers); above it, one
+#: representative pair per orbit and no such rows (the same block SDP, far fewer rows to build: the speedup table's
+#: n = 64, where the full PEP is too large for the exact prover anyway): certified, not provable
+FULL_ROWS_UP_TO = 8
 
 
 class _NoisyRound(_Round):
@@ -141,7 +158,11 @@ def build_round_spep(
         ledger.close_round()
         p1 = rd.at(z1)
         lyap1 = rd.lyap(p1, c1, C_0, C_c)
-        ledger.apply(problem, sigma2=sigma2, orthogonality=orthogonality)
+        full_pep = n <= FULL_ROWS_UP_TO
+        ledger.apply(problem, sigma2=sigma2, orthogonality=orthogonality, prune=not full_pep)
+        if labels is not None and full_pep:  # the zero means as rows, the corrections pinned to 0 (module docstring)
+            labels.impose_zero_mean(problem)
+            labels.pin_zero(problem, labels.points[c0[0]][2])
         if ratio_budget is not None:
             problem.set_initial_condition(lyap0 - lyap1 <= ratio_budget)
             problem.set_performance_metric(p0["Fnor"] ** 2)
@@ -198,8 +219,9 @@ def noise_coefficient(
 
     The SDP is solved at variance bounds sigma2 in ``scales`` (default 1/eta_hat^2, then 1, 100/eta_hat^2: exact by
     homogeneity) until one certifies; values are divided by that sigma2. The exact certificate (when stored, or proved
-    with ``FEDBOUNDS_PROVE=1``) is of the sigma2 = 1 PEP in full form, whatever form and scale were solved.
-    ``symmetric``: block form."""
+    with ``FEDBOUNDS_PROVE=1``) is of the sigma2 = 1 PEP, whatever scale was solved: with ``symmetric`` (block form)
+    of the block builder's PEP (the full PEP in a normal form, module docstring), from the lifted block multipliers,
+    else (or when that one is not found) of the full-form builder's."""
     eta_hat = eta_s * eta_a * Q
     tried = [1.0 / eta_hat**2, 1.0, 100.0 / eta_hat**2] if scales is None else list(scales)
     first = None
@@ -214,10 +236,15 @@ def noise_coefficient(
             cert = certify(build, solvers=solvers, rel_tol=rel_tol)
         cert = _rescaled(cert, 1.0 / s2)
         if cert.certified and not cert.proved and (s2 != 1.0 or symmetric):
-            # the exact certificate is of the sigma2 = 1 PEP in full form: the block form's PEPit rows lack the
-            # corrections' zero mean (a label, not a row), so they make a relaxation with a larger worst case
-            cert = with_proof(cert, build_round_spep(L, rho, gamma, eta_a, eta_s, n, Q, C_0, C_c, d, d_c, variant, 1.0,
-                                                     orthogonality, False, scenario))
+            # the exact certificate is of the sigma2 = 1 PEP (the multipliers do not depend on sigma2, the value is
+            # linear in it). In block form, of the block builder's PEP (its PEPit rows carry the zero means,
+            # Labels.impose_zero_mean: it is the full PEP), proved from the lifted block multipliers; when that is
+            # not stored (or not found), of the full-form builder's PEP (the files proved before those rows existed)
+            for form in ((True, False) if symmetric and s2 != 1.0 else (False,)):
+                cert = with_proof(cert, build_round_spep(L, rho, gamma, eta_a, eta_s, n, Q, C_0, C_c, d, d_c, variant,
+                                                         1.0, orthogonality, form, scenario))
+                if cert.proved:
+                    break
         if first is None:
             first = cert
         if cert.certified or cert.unbounded:

@@ -157,14 +157,16 @@ class NoiseLedger:
         """The Expressions E||e||^2, one per noise leaf."""
         return [nz.point**2 for nz in self.noises]
 
-    def apply(self, problem: Any, sigma2: float = 1.0, orthogonality: bool = True) -> int:
+    def apply(self, problem: Any, sigma2: float = 1.0, orthogonality: bool = True, prune: bool = True) -> int:
         """Add E||e||^2 <= ``sigma2`` for every noise leaf and (unless ``orthogonality`` is False, the negative
-        control) E<e, v> = 0 for every recorded pair; returns the number of constraints added."""
+        control) E<e, v> = 0 for every recorded pair; returns the number of constraints added. ``prune`` (with
+        labels): build one representative of each cross-client pair (:meth:`_prune_for_blocks`); ``prune=False``
+        builds them all, so that the PEP is the full one (what an exact certificate of it needs)."""
         sigma2 = float(sigma2)
         if not sigma2 >= 0:
             raise ValueError(f"sigma2 must be >= 0, got {sigma2!r}")
         count = 0
-        if self.labels is not None:
+        if self.labels is not None and prune:
             self._prune_for_blocks()
         for var in self.variances():
             problem.add_constraint(var <= sigma2)
@@ -177,8 +179,10 @@ class NoiseLedger:
 
     def _prune_for_blocks(self) -> None:
         """Block form only: a pair (e of client i, leaf of client j != i) maps to the same B-block row for every j, so
-        one representative other client (0, or 1 for client 0) is kept; shared and own leaves are all kept. Same SDP,
-        n-fold fewer rows to build (the reduction would deduplicate them anyway)."""
+        one representative other client (0, or 1 for client 0) is kept; shared and own leaves are all kept. Same block
+        SDP, n-fold fewer rows to build (the reduction would deduplicate them anyway); but for n >= 3 the PEPit problem
+        is then a relaxation of the full PEP (a pair (e_2, leaf of client 1) is missing), which no exact certificate
+        of the full PEP can be read from."""
         lab = self.labels.points
         for nz in self.noises:
             if nz.owner is None:
