@@ -8,7 +8,12 @@ certified worst case v into a proof of ``worst case <= v + delta`` that the stan
    makes (for a client-symmetric builder too: the proof is then of the full PEP) and writes each as exact rationals:
    a coefficient within 2 ulp of a rational with denominator <= 10^6 (1/6, 0.1, ...) becomes that rational, any
    other (1/sqrt(10) B, ...) the exact value of its binary64 double. The certificate is a proof about the PEP with
-   these data; they are PEPit's own to 1e-13.
+   these data; they are PEPit's own to 1e-13. PEPit combines coefficients in binary64, so two that are equal in
+   real arithmetic can differ by some ulp, and a PEP whose duals lie on a face can lose every dual that way
+   (FedNMap's Q = 2 contraction points). When these rows admit no certificate, the PEP is built again under
+   :func:`exact_arithmetic` (``problem_of(build, exact=True)``): each scalar the builder passes PEPit is read as
+   above, once, and every combination is exact. That PEP has its own hash; its certificates say
+   ``"data": "exact"``.
 2. **An interior dual.** The optimal dual of a PEP usually has a singular residual matrix (complementary slackness),
    which rounding would push out of the PSD cone. So each solver's multipliers y* (recorded by ``certify``; lifted
    from the block form for a client-symmetric PEP) are moved towards a strictly interior dual y_int
@@ -52,7 +57,7 @@ from typing import Any
 import numpy as np
 from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, load, verify
 
-__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "interior_dual", "problem_of", "prove",
+__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "exact_arithmetic", "interior_dual", "problem_of", "prove",
            "rational", "stored"]
 
 #: the stated room of a proof: bound = v + DELTA_REL |v| + DELTA_ABS
