@@ -517,7 +517,7 @@ def _exact_problem(build: Callable[[], Any], pb: Problem) -> Problem | None:
         return None
     try:
         pbx = problem_of(build, exact=True)
-    except (TypeError, ValueError, ArithmeticError, AttributeError):
+    except (TypeError, ValueError, ArithmeticError, AttributeError, AssertionError):
         return None
     return None if pbx.digest == pb.digest or len(pbx.rows) != len(pb.rows) else pbx
 
