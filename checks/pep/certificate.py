@@ -8,7 +8,12 @@ certified worst case v into a proof of ``worst case <= v + delta`` that the stan
    makes (for a client-symmetric builder too: the proof is then of the full PEP) and writes each as exact rationals:
    a coefficient within 2 ulp of a rational with denominator <= 10^6 (1/6, 0.1, ...) becomes that rational, any
    other (1/sqrt(10) B, ...) the exact value of its binary64 double. The certificate is a proof about the PEP with
-   these data; they are PEPit's own to 1e-13.
+   these data; they are PEPit's own to 1e-13. PEPit combines coefficients in binary64, so two that are equal in
+   real arithmetic can differ by some ulp, and a PEP whose duals lie on a face can lose every dual that way
+   (FedNMap's Q = 2 contraction points). When these rows admit no certificate, the PEP is built again under
+   :func:`exact_arithmetic` (``problem_of(build, exact=True)``): each scalar the builder passes PEPit is read as
+   above, once, and every combination is exact. That PEP has its own hash; its certificates say
+   ``"data": "exact"``.
 2. **An interior dual.** The optimal dual of a PEP usually has a singular residual matrix (complementary slackness),
    which rounding would push out of the PSD cone. So each solver's multipliers y* (recorded by ``certify``; lifted
    from the block form for a client-symmetric PEP) are moved towards a strictly interior dual y_int
@@ -52,7 +57,7 @@ from typing import Any
 import numpy as np
 from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, load, verify
 
-__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "interior_dual", "problem_of", "prove",
+__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "exact_arithmetic", "interior_dual", "problem_of", "prove",
            "rational", "stored"]
 
 #: the stated room of a proof: bound = v + DELTA_REL |v| + DELTA_ABS
@@ -74,6 +79,84 @@ def rational(x: float) -> Fraction:
     if abs(float(q) - x) <= 2 * math.ulp(x):
         return q
     return Fraction(x)
+
+
+class _Exact(float):
+    """A float that carries the exact rational it stands for (``exact``); arithmetic with these is exact."""
+
+    __slots__ = ("exact",)
+    exact: Fraction
+
+    def __new__(cls, exact: Fraction, approx: float | None = None) -> _Exact:
+        self = float.__new__(cls, float(exact) if approx is None else approx)
+        self.exact = exact
+        return self
+
+
+def _as_exact(v: Any) -> Any:
+    """``v`` as an :class:`_Exact` (a float as :func:`rational` reads it), or NotImplemented."""
+    if isinstance(v, _Exact):
+        return v
+    if isinstance(v, int):
+        return _Exact(Fraction(int(v)))
+    if isinstance(v, float):
+        return _Exact(rational(v), float(v))
+    return NotImplemented
+
+
+def _binary(op: Callable[[Fraction, Fraction], Fraction]) -> Callable[[_Exact, Any], Any]:
+    def method(self: _Exact, other: Any) -> Any:
+        o = _as_exact(other)
+        return NotImplemented if o is NotImplemented else _Exact(op(self.exact, o.exact))
+    return method
+
+
+for _name, _op in {"__add__": lambda a, b: a + b, "__radd__": lambda a, b: b + a, "__sub__": lambda a, b: a - b,
+                   "__rsub__": lambda a, b: b - a, "__mul__": lambda a, b: a * b, "__rmul__": lambda a, b: b * a,
+                   "__truediv__": lambda a, b: a / b, "__rtruediv__": lambda a, b: b / a}.items():
+    setattr(_Exact, _name, _binary(_op))
+_Exact.__neg__ = lambda self: _Exact(-self.exact)  # type: ignore[method-assign,assignment]
+_Exact.__pos__ = lambda self: self  # type: ignore[method-assign,assignment]
+_Exact.__abs__ = lambda self: _Exact(abs(self.exact))  # type: ignore[method-assign,assignment]
+_Exact.__pow__ = lambda self, e: (_Exact(self.exact ** e) if isinstance(e, int) else float(self) ** e)  # type: ignore[method-assign,assignment]
+_Exact.__eq__ = lambda self, o: (self.exact == _as_exact(o).exact) if _as_exact(o) is not NotImplemented else NotImplemented  # type: ignore[method-assign,assignment]
+_Exact.__ne__ = lambda self, o: (self.exact != _as_exact(o).exact) if _as_exact(o) is not NotImplemented else NotImplemented  # type: ignore[method-assign,assignment]
+_Exact.__hash__ = float.__hash__  # type: ignore[method-assign,assignment]
+_Exact.__bool__ = lambda self: self.exact != 0  # type: ignore[method-assign,assignment]
+
+
+@contextlib.contextmanager
+def exact_arithmetic() -> Any:
+    """Within it, PEPit's Point and Expression take every float scalar as the exact rational :func:`rational` reads
+    it as (0.1 as 1/10, 1/sqrt(10) as its double) and combine coefficients in exact arithmetic.
+
+    PEPit combines coefficients in binary64, and two coefficients equal in real arithmetic can come out some ulp
+    apart (FedNMap's Q = 2 contraction PEP: -0.014413235055998643 and 0.014413235055998671 for one cross term of two
+    interpolation rows). Read as exact rationals, the rows then lose a linear dependence: the face equations S w = 0
+    gain 3 independent equations that force 8 multipliers of the solvers' duals (0.4 to 1.5) to 0, and no dual is
+    left (reconstruction §10.6). Built here, each scalar of the builder is rounded once and every relation between
+    the coefficients holds exactly."""
+    from PEPit import Expression, Point
+
+    names = ("__rmul__", "__mul__", "__truediv__", "__add__", "__radd__", "__sub__", "__rsub__")
+    saved = {(c, n): c.__dict__[n] for c in (Point, Expression) for n in names if n in c.__dict__}
+
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        def method(self: Any, other: Any = None, **kw: Any) -> Any:
+            if other is None and kw:
+                other = next(iter(kw.values()))
+            if isinstance(other, int | float) and not isinstance(other, bool | _Exact):
+                other = _as_exact(other)
+            return f(self, other)
+        return method
+
+    try:
+        for (c, n), f in saved.items():
+            setattr(c, n, wrap(f))
+        yield
+    finally:
+        for (c, n), f in saved.items():
+            setattr(c, n, f)
 
 
 @dataclass(frozen=True)
@@ -108,12 +191,16 @@ class Problem:
     digest: str
 
 
-def problem_of(build: Callable[[], Any]) -> Problem:
-    """The exact rows of the PEP ``build()`` makes (a PEP or ``(pep, named)``). Raises ValueError on LMI rows."""
-    built = build()
-    pep = built[0] if isinstance(built, tuple) else built
-    with contextlib.redirect_stdout(io.StringIO()):
-        pep._prepare_constraints(verbose=0)
+def problem_of(build: Callable[[], Any], exact: bool = False) -> Problem:
+    """The exact rows of the PEP ``build()`` makes (a PEP or ``(pep, named)``). Raises ValueError on LMI rows.
+
+    ``exact``: build it under :func:`exact_arithmetic` (the builder's scalars rounded once, their combinations exact)
+    instead of reading PEPit's binary64 coefficients."""
+    with exact_arithmetic() if exact else contextlib.nullcontext():
+        built = build()
+        pep = built[0] if isinstance(built, tuple) else built
+        with contextlib.redirect_stdout(io.StringIO()):
+            pep._prepare_constraints(verbose=0)
     if getattr(pep, "_list_of_prepared_psd", None):
         raise ValueError("exact certificates cover scalar rows only (this PEP has LMI constraints)")
     cons = list(pep._list_of_prepared_constraints)
@@ -136,7 +223,7 @@ def problem_of(build: Callable[[], Any]) -> Problem:
         values: dict[int, Fraction] = {}
         const = Fraction(0)
         for key, coef in d.items():
-            q = rational(coef)
+            q = coef.exact if isinstance(coef, _Exact) else rational(coef)
             if isinstance(key, tuple):
                 i, j = sorted((order[key[0]], order[key[1]]))
                 gram[(i, j)] = gram.get((i, j), Fraction(0)) + q
@@ -422,14 +509,29 @@ def check_stored(pb: Problem, cert: Mapping[str, Any]) -> dict[str, Any]:
     return verify(dict(cert))
 
 
+def _exact_problem(build: Callable[[], Any], pb: Problem) -> Problem | None:
+    """The PEP built under :func:`exact_arithmetic` when its rows differ from ``pb``'s (some coefficient of ``pb`` is
+    a double, not a short rational), else None (also when the builder cannot be built that way)."""
+    if all(c.denominator <= 10**6 for r in pb.rows for c in (*(g[2] for g in r.gram), *(v[1] for v in r.values),
+                                                               r.constant)):
+        return None
+    try:
+        pbx = problem_of(build, exact=True)
+    except (TypeError, ValueError, ArithmeticError, AttributeError, AssertionError):
+        return None
+    return None if pbx.digest == pb.digest or len(pbx.rows) != len(pb.rows) else pbx
+
+
 def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | None = None,
            store: Path | None = None) -> dict[str, Any] | None:
     """The exact proof record of a certified worst case ``value`` of the PEP ``build`` makes, or None.
 
     Looks up the stored certificate by the rows' hash and re-verifies it (and that it bounds this PEP); with the
-    environment variable ``FEDBOUNDS_PROVE=1`` and none stored, proves one and stores it. The record: ``status``
-    ("proved" or "not proved: why"), ``bound`` (float; the exact rational in ``bound_exact``), ``delta``,
-    ``file``, ``rows``, ``max_denominator``, ``verify_seconds``."""
+    environment variable ``FEDBOUNDS_PROVE=1`` and none stored, proves one and stores it. The rows are PEPit's
+    binary64 coefficients read as rationals; when those admit no certificate, the same PEP built under
+    :func:`exact_arithmetic` (looked up, or proved, by its own hash). The record: ``status`` ("proved" or
+    "not proved: why"), ``bound`` (float; the exact rational in ``bound_exact``), ``delta``, ``file``, ``rows``,
+    ``max_denominator``, ``verify_seconds``, ``data`` ("binary64" or "exact")."""
     try:
         pb = problem_of(build)
     except ValueError as exc:
@@ -438,11 +540,21 @@ def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | No
     cert = None
     if path.exists():
         cert = load(path)
-    elif os.environ.get("FEDBOUNDS_PROVE") == "1":
-        cert = prove(pb, value, starts)
-        if cert is None:
-            return {"status": "not proved: no exact certificate found", "hash": pb.digest}
-        _write(path, cert)
+    else:
+        pbx = _exact_problem(build, pb)
+        if pbx is not None and stored(pbx.digest, store).exists():
+            pb, path = pbx, stored(pbx.digest, store)
+            cert = load(path)
+        elif os.environ.get("FEDBOUNDS_PROVE") == "1":
+            cert = prove(pb, value, starts)
+            if cert is None and pbx is not None:  # the binary64 rows have no dual: the exactly built ones may
+                cert = prove(pbx, value, starts)
+                if cert is not None:
+                    pb, path = pbx, stored(pbx.digest, store)
+                    cert["problem"]["data"] = "exact"
+            if cert is None:
+                return {"status": "not proved: no exact certificate found", "hash": pb.digest}
+            _write(path, cert)
     if cert is None:
         return None
     try:
@@ -451,4 +563,5 @@ def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | No
         return {"status": f"not proved: {exc}", "file": path.name}
     return {"status": "proved", "bound": float(s["bound"]), "bound_exact": str(s["bound"]),
             "value_exact": str(s["value"]), "delta": float(s["bound"]) - float(value), "file": path.name,
-            "rows": s["rows"], "max_denominator": s["max_denominator"], "verify_seconds": round(s["seconds"], 4)}
+            "rows": s["rows"], "max_denominator": s["max_denominator"], "verify_seconds": round(s["seconds"], 4),
+            "data": cert.get("problem", {}).get("data", "binary64")}

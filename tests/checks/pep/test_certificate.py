@@ -193,3 +193,98 @@ def test_stochastic_certificate_tampered_or_below_the_optimum_fails(which: str) 
     with pytest.raises(CertificateError, match=r"\(iii\)"):
         verify(dict(cert, bound=str(Fraction(low))))
     assert C.prove(pb, low, widen=0) is None  # no dual reaches 10 delta below the certified optimum
+
+
+def _q2_contraction_point():
+    """fednmap.pep.theorem8_exponent's second quick point (rho = 0.1, n = 2, Q = 2, mu = 0.5, 16 x printed steps)."""
+    from fedbounds.checks.fednmap.pep import build_pl_contraction_pep, theorem5_steps
+
+    st = theorem5_steps(1.0, 0.1, 2)
+    return build_pl_contraction_pep(1.0, 0.1, st["gamma"], 16 * st["eta_a"], st["eta_s"], 2, 2, 0.5, 1.0, 1.0)
+
+
+@pytest.fixture(scope="module")
+def q2() -> tuple[C.Problem, C.Problem, dict]:
+    """The Q = 2 point's rows read from PEPit's binary64 coefficients, built exactly, and its committed certificate."""
+    build = _q2_contraction_point()
+    pb, pbx = C.problem_of(build), C.problem_of(build, exact=True)
+    return pb, pbx, C.load(C.stored(pbx.digest))
+
+
+def _rank(rows: list[list[Fraction]]) -> int:
+    A = [r[:] for r in rows]
+    rank = 0
+    for c in range(len(A[0])):
+        p = next((i for i in range(rank, len(A)) if A[i][c] != 0), None)
+        if p is None:
+            continue
+        A[rank], A[p] = A[p], A[rank]
+        for i in range(rank + 1, len(A)):
+            if A[i][c] != 0:
+                f = A[i][c] / A[rank][c]
+                A[i] = [a - f * b for a, b in zip(A[i], A[rank], strict=True)]
+        rank += 1
+    return rank
+
+
+def _face_system(pb: C.Problem) -> list[list[Fraction]]:
+    """The equations of a dual on the contraction PEP's face span{e0, e1, e2, e5 - e4} (reconstruction §10.6): the
+    function-value part and S w = 0, one column per row of the PEP."""
+    W = [[Fraction(int(i == j)) for i in range(pb.points)] for j in range(3)]
+    W.append([Fraction((i == 5) - (i == 4)) for i in range(pb.points)])
+    extra = C._face_columns(pb, W)
+    m = pb.values + len(W) * pb.points
+    M = [[Fraction(0)] * len(pb.rows) for _ in range(m)]
+    for k, (r, e) in enumerate(zip(pb.rows, extra, strict=True)):
+        for i, c in (*r.values, *e.items()):
+            M[i][k] += c
+    return M
+
+
+def test_binary64_rows_lose_a_dependence_that_exact_arithmetic_keeps(q2) -> None:
+    # PEPit sums the same real coefficient in two orders and gets doubles some ulp apart; read exactly, the face
+    # equations gain rank (32 -> 35), which forces multipliers the dual needs to 0. Built exactly they keep rank 32.
+    import numpy as np
+
+    pb, pbx, _ = q2
+    M, Mx = _face_system(pb), _face_system(pbx)
+    sv = np.linalg.svd(np.array([[float(x) for x in r] for r in M]), compute_uv=False)
+    assert int((sv > 1e-10 * sv[0]).sum()) == 32
+    assert _rank(M) == 35
+    assert _rank(Mx) == 32
+    assert max(abs(float(a[2] - b[2])) for r, rx in zip(pb.rows, pbx.rows, strict=True)
+               for a, b in zip(r.gram, rx.gram, strict=True)) < 1e-15  # the same PEP to the doubles' accuracy
+
+
+def test_q2_contraction_point_is_proved_on_the_exactly_built_rows(q2) -> None:
+    pb, pbx, cert = q2
+    s = C.check_stored(pbx, cert)
+    assert s["value"] <= s["bound"] < 0  # a contraction
+    assert s["bound"] - Fraction(cert["value_float"]) <= Fraction(1, 10**5) * abs(Fraction(cert["value_float"])) + Fraction(1, 10**8)
+    with pytest.raises(CertificateError, match="not a row of this PEP"):
+        C.check_stored(pb, cert)  # a certificate of the exactly built rows, not of the binary64 ones
+    proof = C.attach(_q2_contraction_point(), cert["value_float"])  # looked up through the exact build's hash
+    assert proof is not None and proof["status"] == "proved" and proof["data"] == "exact"
+    assert proof["file"] == f"{pbx.digest}.json.gz"
+
+
+def test_q2_certificate_tampered_or_below_the_optimum_fails(q2) -> None:
+    _, pbx, cert = q2
+    bad = copy.deepcopy(cert)
+    k = max(range(len(bad["rows"])), key=lambda k: Fraction(bad["rows"][k]["y"]))
+    bad["rows"][k]["y"] = str(Fraction(bad["rows"][k]["y"]) * Fraction(1001, 1000))  # one multiplier, +0.1%
+    with pytest.raises(CertificateError):
+        verify(bad)
+    low = cert["value_float"] - 10 * cert["delta"]
+    with pytest.raises(CertificateError, match=r"\(iii\)"):
+        verify(dict(cert, bound=str(Fraction(low))))
+    assert C.prove(pbx, low, widen=1) is None  # 10 delta below: no dual, even on the face
+    found = C.prove(pbx, cert["value_float"], widen=1)  # the same call at the value: proved (the control has teeth)
+    assert found is not None and verify(found)["bound"] <= Fraction(cert["value_float"]) + Fraction(found["delta"])
+
+
+def test_binary64_rows_have_no_certificate_the_exactly_built_ones_have(q2) -> None:
+    pb, pbx, cert = q2
+    assert C.prove(pb, cert["value_float"]) is None  # every widening, the face included
+    found = C.prove(pbx, cert["value_float"])
+    assert found is not None and verify(found)["value"] <= Fraction(found["bound"])
