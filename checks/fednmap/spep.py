@@ -231,9 +231,9 @@ def noise_coefficient(
         if symmetric:
             from fedbounds.checks.pep.symmetric import solve_symmetric
 
-            cert = certify(build, solvers=solvers, rel_tol=rel_tol, solve=solve_symmetric)
+            cert = certify(build, solvers=solvers, rel_tol=rel_tol, solve=solve_symmetric, prove=s2 == 1.0)
         else:
-            cert = certify(build, solvers=solvers, rel_tol=rel_tol)
+            cert = certify(build, solvers=solvers, rel_tol=rel_tol, prove=s2 == 1.0)
         cert = _rescaled(cert, 1.0 / s2)
         if cert.certified and not cert.proved and (s2 != 1.0 or symmetric):
             # the exact certificate is of the sigma2 = 1 PEP (the multipliers do not depend on sigma2, the value is

@@ -321,6 +321,7 @@ def certify(
     abs_tol: float = DEFAULT_ABS_TOL,
     retry: bool = True,
     solve: Callable[..., tuple[SolverRun, int]] | None = None,
+    prove: bool = True,
 ) -> Certificate:
     """Solve the PEP made by ``build`` with every solver in ``solvers`` and cross-check them.
 
@@ -332,7 +333,8 @@ def certify(
     ``unbounded`` is run once more with :data:`RETRY_OPTIONS`; the second answer is kept, with its options (a solve
     stopped by a limit, status ``limit: ...``, is not retried: it would only hit the limit again).
     ``solve(build, solver, options) -> (run, gram size)`` replaces :func:`solve_once` (for instance the
-    client-symmetric block form of :mod:`fedbounds.checks.pep.symmetric`).
+    client-symmetric block form of :mod:`fedbounds.checks.pep.symmetric`). ``prove=False`` leaves the exact
+    certificate to the caller (:func:`with_proof`), for a PEP whose certificate is of another builder's problem.
     """
     solve = solve_once if solve is None else solve
     if not solvers:
@@ -383,7 +385,7 @@ def certify(
         agree=agree,
         runs=tuple(runs),
     )
-    return with_proof(cert, build)
+    return with_proof(cert, build) if prove else cert
 
 
 def with_proof(cert: Certificate, build: Builder) -> Certificate:

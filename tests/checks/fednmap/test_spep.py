@@ -287,3 +287,16 @@ def test_block_and_full_form_certificates_of_the_quick_point_agree(C_c: float) -
         vals.append(float(C.check_stored(pb, cert)["value"]))
         deltas.append(cert["delta"])
     assert abs(vals[1] - vals[0]) <= max(deltas)
+
+
+@pytest.mark.slow  # 11-13 s under load: two solves and one proof
+def test_proving_a_rescaled_point_writes_only_the_sigma2_1_certificate(tmp_path, monkeypatch):
+    """K* is solved at sigma^2 = 1/eta_hat^2 and its certificate is of the sigma^2 = 1 PEP. Before, certify() also
+    proved the sigma^2 = 1/eta_hat^2 PEP under FEDBOUNDS_PROVE=1 and wrote a file nothing reads (38 s at n = 4, Q = 2)."""
+    from fedbounds.checks.pep import certificate
+
+    monkeypatch.setattr(certificate, "STORE", tmp_path)
+    monkeypatch.setenv("FEDBOUNDS_PROVE", "1")
+    cert = round_noise(1, 1, 1.0, 1e-3)
+    assert cert.proved
+    assert [p.name for p in tmp_path.iterdir()] == [cert.proof["file"]]
