@@ -55,7 +55,8 @@ from typing import Any
 
 from fedbounds.checks.core.jsonsafe import json_safe
 
-__all__ = ["PEP_FILE", "SPEP_FILE", "Target", "main", "pep_target", "prove_grid", "prove_row", "spep_target"]
+__all__ = ["PEP_FILE", "SPEP_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid", "prove_row", "room",
+           "spep_target"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PEP_FILE = ROOT / "theory" / "fednmap" / "pep_evidence.json"
@@ -315,15 +316,19 @@ def _write(path: Path, data: dict[str, Any], grid: str) -> None:
     write_atomic(path, text)
 
 
-def _stamp(data: dict[str, Any], grid: str, argv: list[str]) -> None:
-    """Record the pass in the file: its command, date, package versions and the rows' statuses per table."""
+def _stamp(data: dict[str, Any], grid: str, argv: list[str], started: str) -> None:
+    """Record the pass in the file: its command, start (UTC), package versions and the rows' statuses per table, and
+    append it to ``passes`` (each run of the pass once: a row's ``proof`` is the work of one of them)."""
     from fedbounds.checks.fednmap.pep_grid import _versions
 
     counts: dict[str, Counter] = {}
     for table, row in _rows(data, grid):
         counts.setdefault(table, Counter())[row["status"]] += 1
-    rec = {"command": " ".join([COMMAND, *argv]), "date": _dt.date.today().isoformat(), "versions": _versions(),
-           "statuses": {t: dict(c) for t, c in counts.items()}}
+    old = (data["META"] if grid == "pep" else data).get("prove") or {}
+    this = {"command": " ".join([COMMAND, *argv]), "started": started}
+    passes = [p for p in old.get("passes", []) if p != this] + [this]
+    rec = {**this, "date": started[:10], "versions": _versions(), "statuses": {t: dict(c) for t, c in counts.items()},
+           "passes": passes}
     if grid == "pep":
         data["META"]["prove"] = rec
     else:
@@ -339,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retry", action="store_true", help="attempt again the rows a previous pass did not prove")
     ap.add_argument("--limit", type=int, default=None, help="attempt at most this many rows per grid")
     args = ap.parse_args(argv)
+    started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     if args.limit is not None and args.limit < 0:
         print("error: --limit must be >= 0", file=sys.stderr)
         return 2
@@ -352,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def save(data: dict[str, Any] = data, grid: str = grid, path: Path = path) -> None:
             if args.write:
-                _stamp(data, grid, argv)
+                _stamp(data, grid, argv, started)
                 _write(path, data, grid)
 
         try:
