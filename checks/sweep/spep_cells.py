@@ -22,7 +22,7 @@ rows as stored, graded by :func:`fedbounds.checks.fednmap.spep_checks.grade`). T
 (the full-form PEP at sigma^2 = 1, value K, as :func:`fedbounds.checks.fednmap.spep.noise_coefficient` attaches proofs;
 stored certificates are looked up, only new cells solved). Pass of 2026-12-02: 96 of the 143 certified cells proved
 (every Q = 1 cell, n = 1, 2, 4; and n = 1, Q = 2); none of the 47 at n >= 2, Q = 2 (no strictly interior dual; the
-prover's face step finds 1 or 2 rational directions and still no certificate).
+prover's face step finds 1 to 15 rational directions and still no certificate).
 """
 
 from __future__ import annotations
