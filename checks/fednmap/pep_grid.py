@@ -18,6 +18,15 @@ gamma, steps eta_a = k eta_a^max, eta_s = Theorem 5's, so eta_hat = k eta_hat^ma
 * ``STEPS``: for each (rho, n, Q, T), the largest multiplier k of Theorem 5's printed (eta_hat, eta_a) at which some
   (C_0, C_c) of :data:`STEP_CONSTANTS` certifies the descent (:func:`~fedbounds.checks.fednmap.pep.largest_certified_step`),
   with the window's upper end ``k_high`` and the undecided probes ``unknown``.
+
+Exact certificates (issue 22): ``python -m fedbounds.checks.fednmap.prove_evidence --grid pep --write``
+(:mod:`fedbounds.checks.fednmap.prove_evidence`) rebuilds each certified row's PEP (measure (a) at budget d T, full
+form, the row's point) with this module's :func:`_point` and proves ``worst case <= value + delta`` at the row's
+value; a proved row carries ``status = "proved"`` and ``proof`` (certificate file under ``checks/pep/certificates``,
+exact bound, delta, rows used, largest denominator), a row that does not prove ``proof.status = "not proved: why"``.
+Pass of 2026-12-02: DESCENT 20 of 20 certified rows proved, SMALLEST_C0 53 of 54 (not (n, Q, T, k, C_c) =
+(2, 2, 2, 4, 0.1): no strictly interior dual, no rational face), STEPS 24 of 24. A regeneration writes rows without
+``proof``: run the pass again (stored certificates are looked up and re-verified, only new points are solved).
 """
 
 from __future__ import annotations

@@ -17,7 +17,12 @@ The row is exactly what ``spep_checks`` records per point (n, Q, C_0, C_c, statu
 
 :func:`cell_work` is the cell's work estimate for ``$FEDBOUNDS_MAX_CELL_WORK`` (``fedbounds.checks.sweep.spec``), and
 ``python -m fedbounds.checks.sweep.spep_cells STORE --write`` turns a finished store into the committed evidence (the
-rows as stored, graded by :func:`fedbounds.checks.fednmap.spep_checks.grade`).
+rows as stored, graded by :func:`fedbounds.checks.fednmap.spep_checks.grade`). The rows it writes carry no ``proof``:
+``python -m fedbounds.checks.fednmap.prove_evidence --grid spep --write`` then proves each certified cell exactly
+(the full-form PEP at sigma^2 = 1, value K, as :func:`fedbounds.checks.fednmap.spep.noise_coefficient` attaches proofs;
+stored certificates are looked up, only new cells solved). Pass of 2026-12-02: 96 of the 143 certified cells proved
+(every Q = 1 cell, n = 1, 2, 4; and n = 1, Q = 2); none of the 47 at n >= 2, Q = 2 (no strictly interior dual; the
+prover's face step finds 1 to 15 rational directions and still no certificate).
 """
 
 from __future__ import annotations

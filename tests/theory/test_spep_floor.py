@@ -23,7 +23,7 @@ def _by_hand(n: int, Q: int, sigma2: float = 1.0, L: float = 1.0) -> tuple[float
     s = _steps(n, Q)
     best = (math.inf, {})
     for r in GRID["rows"]:
-        if (r["n"], r["Q"]) != (n, Q) or r["status"] != "certified":
+        if (r["n"], r["Q"]) != (n, Q) or r["status"] not in ("certified", "proved"):
             continue
         mu, gamma, eta_hat = 0.1 * L, s["gamma"] / L, s["eta_hat"] / L
         e8 = 2 * eta_hat * mu / (9 * (1 + gamma * mu * r["C_0"]))

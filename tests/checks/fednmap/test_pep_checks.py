@@ -122,18 +122,18 @@ def test_exponent_family_holds_and_its_step_control_fires():
     assert ctrl.details["control_record"]["changed"] == "eta_hat"
 
 
-@pytest.mark.parametrize("row", [r for r in ev.DESCENT if r["status"] == "certified" and r["gram_dim"] <= 5][:3],
+@pytest.mark.parametrize("row", [r for r in ev.DESCENT if ev.is_evidence(r) and r["gram_dim"] <= 5][:3],
                          ids=lambda r: f"n{r['n']}Q{r['Q']}T{r['T']}k{r['k']:g}")
 def test_committed_descent_rows_are_reproduced(row):
     from fedbounds.checks.fednmap.pep_grid import descent_entry
 
     again = descent_entry(row["rho"], row["n"], row["Q"], row["T"], row["k"], row["C_0"], row["C_c"])
-    assert again["status"] == "certified"
+    assert again["status"] in ("certified", "proved")
     assert again["value"] == pytest.approx(row["value"], rel=1e-3)
 
 
 def test_committed_largest_step_is_certified_and_double_is_not():
-    row = next(r for r in ev.STEPS if r["status"] == "certified" and (r["n"], r["Q"], r["T"]) == (2, 1, 1))
+    row = next(r for r in ev.STEPS if ev.is_evidence(r) and (r["n"], r["Q"], r["T"]) == (2, 1, 1))
     st = fpep.theorem5_steps(1.0, row["rho"], row["Q"])
     at = fpep.descent_check(1.0, row["rho"], st["gamma"], row["k"] * st["eta_a"], st["eta_s"], 2, 1, 1, row["C_0"],
                             row["C_c"], row["k"] * st["descent_coef"])
@@ -146,7 +146,7 @@ def test_committed_largest_step_is_certified_and_double_is_not():
 def test_recovered_constants_are_reconstructed_claims_with_evidence():
     claim = get_claim("fednmap.pep.lyapunov_constants")
     assert str(claim.status) == "reconstructed" and claim.evidence_kinds == ("numeric",)
-    n_cert = sum(r["status"] == "certified" for r in ev.DESCENT)
+    n_cert = sum(r["status"] in ("certified", "proved") for r in ev.DESCENT)
     assert f"at {n_cert} of {len(ev.DESCENT)} grid points" in claim.evidence
     assert "CLARABEL" in claim.evidence and "SCS" in claim.evidence and "duality gap" in claim.evidence
     step = get_claim("fednmap.pep.largest_step")
