@@ -90,16 +90,18 @@ def test_the_check_fails_on_an_altered_row(change: str, tmp_path: Path) -> None:
     ("pep", "DESCENT", {"n": 1, "Q": 1, "T": 1, "k": 1.0}),
     ("pep", "STEPS", {"rho": 0.1, "n": 2, "Q": 1, "T": 1}),
     ("spep", "rows", {"n": 1, "Q": 1, "C_0": 1.0, "C_c": 1e-3}),
+    ("spep", "rows", {"n": 2, "Q": 2, "C_0": 1.0, "C_c": 1e-3}),
 ])
 def test_a_rebuilt_row_has_its_certificates_row_hash(grid: str, table: str, where: dict[str, Any]) -> None:
-    """The PEP rebuilt from the row's recorded point hashes to the file's name; with C_0 doubled it does not."""
+    """The PEP rebuilt from the row's recorded point hashes to the file's name; with C_0 doubled it does not. An
+    n = 2, Q = 2 cell is proved on the block builder's PEP (the full PEP, the zero means as rows), the first target."""
     (row,) = [r for g, t, r in _grids() if t == table and all(r[k] == v for k, v in where.items())]
-    target = pe.pep_target(table, row) if grid == "pep" else pe.spep_target(row)
+    target = pe.pep_target(table, row) if grid == "pep" else pe.spep_targets(row)[0]
     digest = C.problem_of(target.build).digest
     assert row["proof"]["hash"] == digest and row["proof"]["file"] == f"{digest}.json.gz"
     assert load(C.STORE / row["proof"]["file"])["problem"]["hash"] == digest
     moved = {**row, "C_0": 2 * row["C_0"]}
-    other = pe.pep_target(table, moved) if grid == "pep" else pe.spep_target(moved)
+    other = pe.pep_target(table, moved) if grid == "pep" else pe.spep_targets(moved)[0]
     assert C.problem_of(other.build).digest != digest
 
 
