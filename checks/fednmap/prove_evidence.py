@@ -1,20 +1,25 @@
 """The prove pass of FedNMap's committed PEP evidence grids: an exact rational certificate for every certified row.
 
-``python -m fedbounds.checks.fednmap.prove_evidence [--grid pep|spep|both] [--write]`` takes each row of
-``theory/fednmap/pep_evidence.json`` (tables DESCENT, SMALLEST_C0, STEPS) and ``theory/fednmap/spep_grid.json`` whose
-status is ``certified`` and
+``python -m fedbounds.checks.fednmap.prove_evidence [--grid pep|spep|window|all] [--write]`` takes each row of
+``theory/fednmap/pep_evidence.json`` (tables DESCENT, SMALLEST_C0, STEPS), ``theory/fednmap/spep_grid.json`` and
+``theory/fednmap/pep_c0_window.json`` (tables scan, C_c, recheck, exponent, steps: :func:`window_target`) whose status
+is ``certified`` and
 
 1. rebuilds the PEP its certificate is of, from the point the row records, with the generator's own builders (so the
    rows' hash, :func:`fedbounds.checks.pep.certificate.problem_of`, is the certificate file's name):
    the descent PEP :func:`~fedbounds.checks.fednmap.pep.build_lyapunov_pep` in full form at budget d T (the row's
    value is the ratio w d T, :func:`~fedbounds.checks.fednmap.pep.descent_check`), or the stochastic round
    :func:`~fedbounds.checks.fednmap.spep.build_round_spep` in full form at sigma^2 = 1 (the row's K, as
-   :func:`~fedbounds.checks.fednmap.spep.noise_coefficient` attaches its proofs);
-2. solves it once with Clarabel for the multipliers (at the generator's other scales, budgets 1, 10, 100, 1000 or
-   sigma^2 = 1/eta_hat^2, 100/eta_hat^2, when the first solve is not optimal: the PEP is homogeneous in the budget,
-   resp. sigma^2, so the multipliers are the same and the value scales exactly). A new value that differs from the
-   row's beyond the two-solver tolerance (:data:`~fedbounds.checks.pep.solve.DEFAULT_REL_TOL` relative +
-   :data:`~fedbounds.checks.pep.solve.DEFAULT_ABS_TOL`) stops there: the row stays ``certified`` and is reported;
+   :func:`~fedbounds.checks.fednmap.spep.noise_coefficient` attaches its proofs), or the window's measure (a) at
+   T = 1 from free corrections, resp. measure (b) :func:`~fedbounds.checks.fednmap.pep.build_pl_contraction_pep`
+   (the row's value is minus its certified exponent);
+2. solves it with Clarabel for the multipliers (at the generator's other scales, budgets 1, 10, 100, 1000 or
+   sigma^2 = 1/eta_hat^2, 100/eta_hat^2, when the first solve is not optimal or its value disagrees with the row's:
+   the PEP is homogeneous in the budget, resp. sigma^2, so the multipliers are the same and the value scales
+   exactly). When every optimal solve's value differs from the row's beyond the two-solver tolerance
+   (:data:`~fedbounds.checks.pep.solve.DEFAULT_REL_TOL` relative + :data:`~fedbounds.checks.pep.solve.DEFAULT_ABS_TOL`)
+   it stops there: the row stays ``certified`` and is reported. (The window's two ``steps`` rows record no value,
+   only that the ratio is <= 1: the value proved is the new solve's, and the bound must also be <= 1);
 3. proves ``worst case <= value + delta`` at the row's recorded value (:func:`fedbounds.checks.pep.certificate.attach`
    with ``FEDBOUNDS_PROVE=1``: a certificate already stored for these rows is re-verified instead, with no solve), and
    only when the certificate verifies exactly and its bound B satisfies value <= B <= value + :func:`room` (the
@@ -32,14 +37,16 @@ client-symmetric block form (exact: the same worst case); their proof, like ever
 sigma^2 = 1, from a full-form Clarabel solve (the block form's PEPit rows lack the corrections' zero mean, so its
 lifted multipliers would not fit), and the new full-form value must agree with the block form's.
 ``--write`` rewrites the files atomically after each attempted row (a stopped pass keeps what it proved), with the
-pass's command, date, versions and status counts in ``META["prove"]`` (pep_evidence) or ``prove`` (spep_grid);
-without it the counts are printed only.
+pass's command, date, versions and status counts in ``META["prove"]`` (pep_evidence), ``meta["prove"]``
+(pep_c0_window) or ``prove`` (spep_grid); without it the counts are printed only. ``--grid all`` (the default) is the
+three files in turn.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -55,13 +62,17 @@ from typing import Any
 
 from fedbounds.checks.core.jsonsafe import json_safe
 
-__all__ = ["PEP_FILE", "SPEP_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid", "prove_row", "room",
-           "spep_target"]
+__all__ = ["PEP_FILE", "SPEP_FILE", "WINDOW_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid",
+           "prove_row", "room", "spep_target", "window_target"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PEP_FILE = ROOT / "theory" / "fednmap" / "pep_evidence.json"
 SPEP_FILE = ROOT / "theory" / "fednmap" / "spep_grid.json"
+WINDOW_FILE = ROOT / "theory" / "fednmap" / "pep_c0_window.json"
 PEP_TABLES = ("DESCENT", "SMALLEST_C0", "STEPS")
+#: the tables of pep_c0_window.json whose rows carry a certificate status (windows and stability carry none)
+WINDOW_TABLES = ("scan", "C_c", "recheck", "exponent", "steps")
+GRIDS = {"pep": PEP_FILE, "spep": SPEP_FILE, "window": WINDOW_FILE}
 COMMAND = "python -m fedbounds.checks.fednmap.prove_evidence"
 #: the row fields of a pep_evidence point that the rebuild recomputes from (rho, n, Q, T, k) and must match exactly
 _RECORDED = {"DESCENT": ("gamma", "eta_hat", "eta_a", "eta_s", "descent_coef"),
@@ -76,9 +87,12 @@ class Target:
 
     build: Callable[[], Any]
     solves: tuple[tuple[Callable[[], Any], float], ...]
-    value: float
+    #: None: the row records no value, only its claim worst case <= ``ceiling``; the value proved is then the new
+    #: Clarabel solve's, and the proof also needs its bound <= ``ceiling``
+    value: float | None
     #: how a builder is solved: ``solve_once`` (None) or the client-symmetric block form's ``solve_symmetric``
     solve: Callable[..., Any] | None = None
+    ceiling: float | None = None
 
 
 def pep_target(table: str, row: dict[str, Any]) -> Target:
@@ -143,6 +157,53 @@ def spep_targets(row: dict[str, Any]) -> list[Target]:
     return [full]
 
 
+def window_target(table: str, row: dict[str, Any]) -> Target:
+    """The PEP a certified row of ``pep_c0_window.json`` was certified on, by
+    :mod:`fedbounds.checks.fednmap.pep_window`'s own settings (L = 1, steps from Theorem 5 at the row's rho and Q):
+
+    * ``scan``, ``C_c`` (:func:`~fedbounds.checks.fednmap.pep_window.scan_row`): measure (a), T = 1, free corrections,
+      steps K x printed, budget d = K x the printed descent coefficient; value: the row's ``ratio`` (w d);
+    * ``recheck`` (:func:`~fedbounds.checks.fednmap.pep.smallest_constants`' final certificate): measure (a) from zero
+      corrections at the row's (rho, n, Q, T, k, C_0, C_c), budget k d T; value: its ``ratio``;
+    * ``exponent`` (:func:`~fedbounds.checks.fednmap.pep.pl_contraction_pep`): measure (b), worst Lyap_1 - Lyap_0 at
+      Lyap_0 = 1; value: minus the row's ``exponent_certified`` (the row's ``ratio`` is that over Theorem 8's exponent);
+    * ``steps`` (:func:`~fedbounds.checks.fednmap.pep.largest_certified_step`'s final certificate): measure (a) from
+      zero corrections at k x the printed steps and the row's (C_0, C_c); the row records no ratio, only that it is
+      <= 1 at k: the value proved is a new Clarabel solve's, and the bound must be <= 1.
+
+    Measure (a) is solved also at budgets 1, 10, 100, 1000 (homogeneous in the budget, as for ``pep_evidence``).
+    A ValueError for a table without certificates or a row that records no certified point."""
+    from fedbounds.checks.fednmap import pep_window as pw
+    from fedbounds.checks.fednmap.pep import build_lyapunov_pep, build_pl_contraction_pep, theorem5_steps, theorem8_exponent
+
+    if table not in WINDOW_TABLES:
+        raise ValueError(f"unknown table {table!r}")
+    rho = float(row.get("rho", pw.RHO))
+    n, Q, T = int(row["n"]), int(row["Q"]), int(row.get("T", 1))
+    st = theorem5_steps(pw.L, rho, Q)
+    if table == "exponent":
+        mu, C_0, C_c = float(row["mu"]), float(row["C_0"]), float(row["C_c"])
+        e8 = theorem8_exponent(pw.K * st["eta_hat"], mu, st["gamma"], C_0)
+        if row["exponent_theorem8"] != e8:
+            raise ValueError(f"the recorded exponent_theorem8 = {row['exponent_theorem8']!r} differs from the rebuilt {e8!r}")
+        build = build_pl_contraction_pep(pw.L, rho, st["gamma"], pw.K * st["eta_a"], st["eta_s"], n, Q, mu, C_0, C_c)
+        return Target(build, ((build, 1.0),), -float(row["exponent_certified"]))
+    k = pw.K if table in ("scan", "C_c") else float(row["k"])
+    free = "free" if table in ("scan", "C_c") else "zero"
+    if row.get("C_0") is None:
+        raise ValueError("the row records no certified C_0")
+    dT = k * st["descent_coef"] * T
+
+    def at(budget: float) -> Callable[[], Any]:
+        return build_lyapunov_pep(pw.L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, float(row["C_0"]),
+                                  float(row["C_c"]), initial_correction=free, budget=budget)
+
+    solves = tuple((at(b), dT / b) for b in (dT, 1.0, 10.0, 100.0, 1000.0))
+    if table == "steps":
+        return Target(at(dT), solves, None, ceiling=1.0)
+    return Target(at(dT), solves, float(row["ratio"]))
+
+
 @contextlib.contextmanager
 def _proving() -> Iterator[None]:
     old = os.environ.get("FEDBOUNDS_PROVE")
@@ -156,55 +217,85 @@ def _proving() -> Iterator[None]:
             os.environ["FEDBOUNDS_PROVE"] = old
 
 
+def _agrees(v: float, value: float | None) -> bool:
+    """Whether a new solve's value agrees with the row's (the two-solver rule; no recorded value: nothing to agree)."""
+    from fedbounds.checks.pep.solve import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
+
+    return value is None or abs(v - value) <= DEFAULT_REL_TOL * max(abs(v), abs(value)) + DEFAULT_ABS_TOL
+
+
 def _multipliers(target: Target) -> tuple[Any, float | None, list[str]]:
     """(multipliers, value at the target's scale) of the first optimal Clarabel solve over ``target.solves`` (with
-    certify's one retry at stated tolerances), or (None, None, statuses)."""
+    certify's one retry at stated tolerances) whose value agrees with the row's (:func:`_agrees`); an optimal solve
+    that disagrees moves on to the next scale (measured: the window's scan row n = 2, Q = 1, C_0 = 1/16 is 1.93213 at
+    budget d, 1.92750 at budgets 1 to 1000, the row 1.92819). (None, the first optimal value, statuses) when every
+    optimal solve disagrees; (None, None, statuses) when none is optimal. Which scale the multipliers come from does not
+    matter to the proof: the certificate is verified exactly against the PEP at the row's own scale and value."""
     from fedbounds.checks.pep.solve import RETRY_OPTIONS, solve_once
 
     statuses = []
+    first = None
     solve = target.solve or solve_once
     for build, factor in target.solves:
         for opts in (None, RETRY_OPTIONS["CLARABEL"]):
             run, _ = solve(build, "CLARABEL", opts)
             statuses.append(run.status)
             if run.optimal and run.multipliers is not None:
-                return run.multipliers, float(run.dual) * factor, statuses
+                v = float(run.dual) * factor
+                if _agrees(v, target.value):
+                    return run.multipliers, v, statuses
+                statuses[-1] += f" ({v:.6g}, disagrees)"
+                first = v if first is None else first
+                break
             if run.unbounded:
                 break
-    return None, None, statuses
+    return None, first, statuses
 
 
 def room(value: float) -> Fraction:
-    """The largest bound - value a row accepts: the prover's own largest room at this value (delta widened x100)."""
+    """The largest bound - value a row accepts: the prover's own largest room at this value (delta widened x100), in
+    exact arithmetic or as the prover rounds it (a binary64 delta, then the nearest fraction with denominator <= 1e15;
+    the two differ near 1e-20, and a certificate made at the widest delta has the latter: measured on the window's
+    scan row n = 2, Q = 2, C_0 = 4.5), then the next binary64 up (the record's delta is bound - value rounded up)."""
     from fedbounds.checks.pep.certificate import DELTA_ABS, DELTA_REL
 
-    return (Fraction(DELTA_REL) * abs(Fraction(value)) + Fraction(DELTA_ABS)) * 100
+    exact = (Fraction(DELTA_REL) * abs(Fraction(value)) + Fraction(DELTA_ABS)) * 100
+    rounded = Fraction((DELTA_REL * abs(value) + DELTA_ABS) * 10**2).limit_denominator(10**15)
+    return Fraction(math.nextafter(float(max(exact, rounded)), math.inf))  # the recorded delta is a float rounded up
 
 
-def _proof(record: dict[str, Any], value: float) -> dict[str, Any]:
+def _proof(record: dict[str, Any], value: float, ceiling: float | None = None) -> dict[str, Any]:
     """The row's proof record from :func:`~fedbounds.checks.pep.certificate.attach`'s (``delta``: bound - value,
-    rounded up), or a 'not proved' one when the exact bound is not in [value, value + :func:`room`]."""
+    rounded up), or a 'not proved' one when the exact bound is not in [value, value + :func:`room`] (nor, given a
+    ``ceiling``, <= it; the record then also names the ``value`` it covers, which the row does not hold)."""
     if record.get("status") != "proved":
         return {"status": record.get("status", "not proved: no record")}
     excess = Fraction(record["bound_exact"]) - Fraction(value)
     if not 0 <= excess <= room(value):
         return {"status": f"not proved: the stored certificate {record['file']} bounds the worst case by "
                           f"{record['bound']!r}, not within [value, value + {float(room(value)):.3g}] of the row's {value!r}"}
+    if ceiling is not None and Fraction(record["bound_exact"]) > Fraction(ceiling):
+        return {"status": f"not proved: the certificate {record['file']} bounds the worst case by {record['bound']!r}, "
+                          f"above the row's claim {ceiling!r}"}
     delta = float(excess)
     if Fraction(delta) < excess:
         delta = math.nextafter(delta, math.inf)
-    return {"status": "proved", "file": record["file"], "hash": record["file"].split(".")[0], "bound": record["bound"],
-            "bound_exact": record["bound_exact"], "delta": delta, "rows": record["rows"],
-            "max_denominator": record["max_denominator"]}
+    out = {"status": "proved", "file": record["file"], "hash": record["file"].split(".")[0], "bound": record["bound"],
+           "bound_exact": record["bound_exact"], "delta": delta, "rows": record["rows"],
+           "max_denominator": record["max_denominator"]}
+    if ceiling is not None:
+        out.update(value=value, ceiling=ceiling)
+    return out
 
 
 def lookup(target: Target) -> dict[str, Any] | None:
-    """The proof record of the certificate stored for ``target``'s rows (re-verified), or None when none is stored."""
+    """The proof record of the certificate stored for ``target``'s rows (re-verified), or None when none is stored
+    (or the target has no value yet: it is proved from a new solve)."""
     from fedbounds.checks.pep.certificate import attach, problem_of, stored
 
-    if not stored(problem_of(target.build).digest).exists():
+    if target.value is None or not stored(problem_of(target.build).digest).exists():
         return None
-    return _proof(attach(target.build, target.value) or {}, target.value)
+    return _proof(attach(target.build, target.value) or {}, target.value, target.ceiling)
 
 
 def prove_row(target: Target | list[Target]) -> dict[str, Any]:
@@ -230,15 +321,22 @@ def _prove_one(target: Target, diagnosing: bool = True) -> dict[str, Any]:
     if found is not None:
         return found
     y, v, statuses = _multipliers(target)
+    if y is None and v is not None and target.value is not None:
+        tol = DEFAULT_REL_TOL * max(abs(v), abs(target.value)) + DEFAULT_ABS_TOL
+        return {"status": f"not proved: a new Clarabel solve gives {v!r}, the row records {target.value!r} "
+                          f"(differ by {abs(v - target.value):.3g} > {tol:.3g}; at every scale: {', '.join(statuses)})",
+                "disagrees": True, "new_value": v}
     if y is None or v is None:
         return {"status": f"not proved: no optimal Clarabel solve for the multipliers ({', '.join(statuses)})"}
-    tol = DEFAULT_REL_TOL * max(abs(v), abs(target.value)) + DEFAULT_ABS_TOL
-    if abs(v - target.value) > tol:
-        return {"status": f"not proved: a new Clarabel solve gives {v!r}, the row records {target.value!r} "
-                          f"(differ by {abs(v - target.value):.3g} > {tol:.3g})", "disagrees": True, "new_value": v}
+    if target.value is None:  # no recorded value: the new solve's is the one proved (and must be <= the ceiling)
+        target = dataclasses.replace(target, value=v)
+        found = lookup(target)
+        if found is not None:
+            return found
+    assert target.value is not None
     with _proving():
         record = attach(target.build, target.value, [y])
-    out = _proof(record or {"status": "not proved: no record"}, target.value)
+    out = _proof(record or {"status": "not proved: no record"}, target.value, target.ceiling)
     if diagnosing and record and record.get("status") == "not proved: no exact certificate found":
         out["status"] += f" ({diagnose(target)})"
     return out
@@ -251,7 +349,7 @@ def diagnose(target: Target) -> str:
     from fedbounds.checks.pep.certificate import face, interior_dual, problem_of
 
     pb = problem_of(target.build)
-    v = target.value
+    v = target.value if target.value is not None else 0.0
     wide = interior_dual(pb, v + max(abs(v), 1e-3))
     W = face(pb)
     if wide is None:
@@ -262,8 +360,8 @@ def diagnose(target: Target) -> str:
 
 
 def _rows(data: dict[str, Any], grid: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    if grid == "pep":
-        for t in PEP_TABLES:
+    if grid in ("pep", "window"):
+        for t in PEP_TABLES if grid == "pep" else WINDOW_TABLES:
             for r in data[t]:
                 yield t, r
     else:
@@ -272,8 +370,16 @@ def _rows(data: dict[str, Any], grid: str) -> Iterator[tuple[str, dict[str, Any]
 
 
 def _describe(table: str, row: dict[str, Any]) -> str:
-    keys = ("n", "Q", "C_0", "C_c") if table == "rows" else ("rho", "n", "Q", "T", "k", "C_0", "C_c")
-    return f"{table} " + " ".join(f"{k}={row[k]:g}" for k in keys)
+    keys = ("n", "Q", "C_0", "C_c") if table == "rows" else ("rho", "n", "Q", "T", "k", "mu", "C_0", "C_c")
+    return f"{table} " + " ".join(f"{k}={row[k]:g}" for k in keys if isinstance(row.get(k), int | float))
+
+
+def _target(grid: str, table: str, row: dict[str, Any]) -> Target | list[Target]:
+    if grid == "pep":
+        return pep_target(table, row)
+    if grid == "window":
+        return window_target(table, row)
+    return spep_targets(row)
 
 
 def _skip(row: dict[str, Any], retry: bool) -> str | None:
@@ -301,7 +407,7 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
         target = None
         if row.get("status") == "proved" and (row.get("proof") or {}).get("status") != "proved":
             # proved before this pass recorded proofs: the record of its stored certificate, by lookup
-            target = pep_target(table, row) if grid == "pep" else spep_targets(row)
+            target = _target(grid, table, row)
             found = next(filter(None, map(lookup, target if isinstance(target, list) else [target])), None)
             if found is not None and found["status"] == "proved":
                 row["proof"] = found
@@ -318,7 +424,7 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
         attempted += 1
         t0 = time.perf_counter()
         try:
-            target = target or (pep_target(table, row) if grid == "pep" else spep_targets(row))
+            target = target or _target(grid, table, row)
             rec = prove_row(target)
         except Exception as exc:  # a solver or build failure is this row's reason, not the pass's end
             rec = {"status": f"not proved: {type(exc).__name__}: {str(exc)[:160]}"}
@@ -342,7 +448,7 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
 def _write(path: Path, data: dict[str, Any], grid: str) -> None:
     from fedbounds.checks.core.install import write_atomic
 
-    if grid == "pep":
+    if grid in ("pep", "window"):
         text = json.dumps(data, indent=1, allow_nan=False) + "\n"
     else:
         text = json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n"
@@ -357,22 +463,20 @@ def _stamp(data: dict[str, Any], grid: str, argv: list[str], started: str) -> No
     counts: dict[str, Counter] = {}
     for table, row in _rows(data, grid):
         counts.setdefault(table, Counter())[row["status"]] += 1
-    old = (data["META"] if grid == "pep" else data).get("prove") or {}
+    home = data["META"] if grid == "pep" else data["meta"] if grid == "window" else data
+    old = home.get("prove") or {}
     this = {"command": " ".join([COMMAND, *argv]), "started": started}
     passes = [p for p in old.get("passes", []) if p != this] + [this]
     rec = {**this, "date": started[:10], "versions": _versions(), "statuses": {t: dict(c) for t, c in counts.items()},
            "passes": passes}
-    if grid == "pep":
-        data["META"]["prove"] = rec
-    else:
-        data["prove"] = rec
+    home["prove"] = rec
 
 
 def main(argv: list[str] | None = None) -> int:
     """The CLI (module docstring); exit 2 on an unreadable or unwritable file, 130 on interrupt."""
     argv = sys.argv[1:] if argv is None else list(argv)
     ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
-    ap.add_argument("--grid", choices=("pep", "spep", "both"), default="both")
+    ap.add_argument("--grid", choices=(*GRIDS, "all"), default="all", help="the evidence file(s) to prove (default all)")
     ap.add_argument("--write", action="store_true", help="rewrite the grid file(s), after each row (else print only)")
     ap.add_argument("--retry", action="store_true", help="attempt again the rows a previous pass did not prove")
     ap.add_argument("--limit", type=int, default=None, help="attempt at most this many rows per grid")
@@ -381,8 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit is not None and args.limit < 0:
         print("error: --limit must be >= 0", file=sys.stderr)
         return 2
-    for grid in ("pep", "spep") if args.grid == "both" else (args.grid,):
-        path = PEP_FILE if grid == "pep" else SPEP_FILE
+    for grid in tuple(GRIDS) if args.grid == "all" else (args.grid,):
+        path = GRIDS[grid]
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
