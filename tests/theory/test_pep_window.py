@@ -31,7 +31,7 @@ def test_committed_curve_is_certified_inside_and_fails_outside():
     for n, Q in {(r["n"], r["Q"]) for r in recovered.window_evidence()["scan"]}:
         up = next(w["upper"] for w in recovered.c0_window_summary() if (w["n"], w["Q"]) == (n, Q))
         for c0, status, ratio, d_star in recovered.c0_curve(n, Q):
-            if status != "certified":
+            if status not in ev.EVIDENCE:  # certified or proved
                 continue
             assert d_star == pytest.approx(1 / (9 * ratio))
             if up[0] is not None and 1.0 <= c0 <= up[0]:
@@ -46,8 +46,8 @@ def test_c_c_not_identified_at_sigma_0():
     assert cc["rel_spread"] is not None and cc["rel_spread"] < 1e-5
     assert min(cc["C_c"]) <= 0.01 and max(cc["C_c"]) >= 1.0
     # ... but a large C_c can cost: at C_c = 10 and (n, Q) = (2, 1) the worst case is larger (an upper limit only)
-    flat = max(r["ratio"] for r in recovered.window_evidence()["C_c"] if r["status"] == "certified" and r["C_c"] <= 1)
-    big = [ratio for c, pt, st, ratio in cc["above"] if pt == (2, 1) and st == "certified"]
+    flat = max(r["ratio"] for r in recovered.window_evidence()["C_c"] if r["status"] in ev.EVIDENCE and r["C_c"] <= 1)
+    big = [ratio for c, pt, st, ratio in cc["above"] if pt == (2, 1) and st in ev.EVIDENCE]
     assert big and big[0] > 1.1 * flat
 
 

@@ -1,4 +1,5 @@
-"""The proved rows of the committed PEP grids (pep_evidence.json, spep_grid.json) and the prove pass that made them.
+"""The proved rows of the committed PEP grids (pep_evidence.json, spep_grid.json, pep_c0_window.json) and the prove
+pass that made them.
 
 Every ``proved`` row must name a committed certificate that the standard-library verifier accepts and whose exact bound
 B covers the row's value: value <= B <= value + delta (the row's delta, at most the prover's largest room). A row whose
@@ -21,14 +22,26 @@ from fedbounds.checks.pep.verify_certificate import load, verify
 
 
 def _grids() -> list[tuple[str, str, dict[str, Any]]]:
-    """(grid, table, row) for every row of both committed files."""
+    """(grid, table, row) for every row of the three committed files."""
     pep = json.loads(pe.PEP_FILE.read_text())
     spep = json.loads(pe.SPEP_FILE.read_text())
-    return ([("pep", t, r) for t in pe.PEP_TABLES for r in pep[t]] + [("spep", "rows", r) for r in spep["rows"]])
+    window = json.loads(pe.WINDOW_FILE.read_text())
+    return ([("pep", t, r) for t in pe.PEP_TABLES for r in pep[t]] + [("spep", "rows", r) for r in spep["rows"]]
+            + [("window", t, r) for t in pe.WINDOW_TABLES for r in window[t]])
 
 
-def _value(grid: str, row: dict[str, Any]) -> float:
-    return float(row["value"] if grid == "pep" else row["K"])
+def _value(grid: str, row: dict[str, Any], table: str = "") -> float:
+    """The PEP value a row's certificate must cover: pep's value, spep's K; the window's ratio (measure (a)), minus the
+    certified exponent (measure (b)), or for its steps rows (which record none) the value the proof names."""
+    if grid == "pep":
+        return float(row["value"])
+    if grid == "spep":
+        return float(row["K"])
+    if table == "exponent":
+        return -float(row["exponent_certified"])
+    if table == "steps":
+        return float(row["proof"]["value"])
+    return float(row["ratio"])
 
 
 @cache
@@ -52,8 +65,56 @@ def check_proved(row: dict[str, Any], value: float, store: Path = C.STORE) -> No
 def test_every_proved_row_names_a_verified_certificate_covering_its_value() -> None:
     rows = [(g, t, r) for g, t, r in _grids() if r["status"] == "proved"]
     assert len(rows) >= 190  # 97 of pep_evidence's 98 certified rows, 96 of spep_grid's 143 at the pass of 2026-12-02
-    for grid, _, row in rows:
-        check_proved(row, _value(grid, row))
+    for grid, table, row in rows:
+        check_proved(row, _value(grid, row, table))
+
+
+def check_window_claim(table: str, row: dict[str, Any], store: Path = C.STORE) -> None:
+    """A proved window row: :func:`check_proved` at its PEP value; a steps row (no recorded ratio, its claim is
+    ratio <= 1 at k) also needs the verified bound <= 1."""
+    check_proved(row, _value("window", row, table), store)
+    if table == "steps":
+        assert row["proof"]["ceiling"] == 1.0 and _verified(row["proof"]["file"], store) <= 1
+
+
+def test_every_proved_window_row_names_a_verified_certificate_covering_its_value() -> None:
+    """pep_c0_window.json: 45 of its 47 certified rows proved at the pass of 2026-12-02 (scan 26 of 27, C_c 7 of 7,
+    recheck 4 of 4, exponent 6 of 7, steps 2 of 2); each names a committed certificate covering its value."""
+    rows = [(t, r) for g, t, r in _grids() if g == "window" and r["status"] == "proved"]
+    counts = {t: sum(1 for u, _ in rows if u == t) for t in pe.WINDOW_TABLES}
+    assert counts == {"scan": 26, "C_c": 7, "recheck": 4, "exponent": 6, "steps": 2}, counts
+    for table, row in rows:
+        check_window_claim(table, row)
+
+
+@pytest.mark.parametrize(("table", "change"), [(t, c) for t in ("scan", "exponent", "steps") for c in
+                                               ("value up", "value down", "file missing", "record missing")]
+                         + [("steps", "claim below bound")])
+def test_the_window_check_fails_on_an_altered_row(table: str, change: str, tmp_path: Path) -> None:
+    """Negative controls on the first proved row of a window table: its value (the ratio, the certified exponent, or
+    the steps row's proved value) moved past the bound or below it by twice the delta, its file missing, its record
+    missing; a steps row whose claim were 1 below the bound (ratio <= bound - 1e-9) fails too."""
+    row = next(r for g, t, r in _grids() if (g, t) == ("window", table) and r["status"] == "proved")
+    check_window_claim(table, row)  # the unaltered row passes
+    bad, store = copy.deepcopy(row), C.STORE
+    bound, delta = Fraction(row["proof"]["bound_exact"]), row["proof"]["delta"]
+    moved = {"value up": float(bound) * (1 + 1e-12) + 1e-15 if bound > 0 else float(bound) * (1 - 1e-12) + 1e-15,
+             "value down": _value("window", row, table) - 2 * delta}
+    if change in moved:
+        if table == "exponent":
+            bad["exponent_certified"] = -moved[change]
+        elif table == "steps":
+            bad["proof"]["value"] = moved[change]
+        else:
+            bad["ratio"] = moved[change]
+    elif change == "file missing":
+        store = tmp_path
+    elif change == "record missing":
+        del bad["proof"]
+    else:
+        bad["proof"]["ceiling"] = float(bound) - 1e-9
+    with pytest.raises((AssertionError, KeyError)):
+        check_window_claim(table, bad, store)
 
 
 def test_rows_not_proved_say_why_and_are_not_evidence_of_a_proof() -> None:
@@ -87,6 +148,9 @@ def test_the_check_fails_on_an_altered_row(change: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("grid", "table", "where"), [
+    ("window", "scan", {"n": 2, "Q": 1, "C_0": 1.0}),
+    ("window", "exponent", {"n": 2, "Q": 1, "C_0": 1.0}),
+    ("window", "steps", {"rho": 0.5}),
     ("pep", "DESCENT", {"n": 1, "Q": 1, "T": 1, "k": 1.0}),
     ("pep", "STEPS", {"rho": 0.1, "n": 2, "Q": 1, "T": 1}),
     ("spep", "rows", {"n": 1, "Q": 1, "C_0": 1.0, "C_c": 1e-3}),
@@ -95,20 +159,29 @@ def test_the_check_fails_on_an_altered_row(change: str, tmp_path: Path) -> None:
 def test_a_rebuilt_row_has_its_certificates_row_hash(grid: str, table: str, where: dict[str, Any]) -> None:
     """The PEP rebuilt from the row's recorded point hashes to the file's name; with C_0 doubled it does not. An
     n = 2, Q = 2 cell is proved on the block builder's PEP (the full PEP, the zero means as rows), the first target."""
-    (row,) = [r for g, t, r in _grids() if t == table and all(r[k] == v for k, v in where.items())]
-    target = pe.pep_target(table, row) if grid == "pep" else pe.spep_targets(row)[0]
-    digest = C.problem_of(target.build).digest
+    (row,) = [r for g, t, r in _grids() if (g, t) == (grid, table) and all(r[k] == v for k, v in where.items())]
+
+    def target(r: dict[str, Any]) -> pe.Target:
+        return pe.pep_target(table, r) if grid == "pep" else pe.window_target(table, r) if grid == "window" \
+            else pe.spep_targets(r)[0]
+
+    digest = C.problem_of(target(row).build).digest
     assert row["proof"]["hash"] == digest and row["proof"]["file"] == f"{digest}.json.gz"
     assert load(C.STORE / row["proof"]["file"])["problem"]["hash"] == digest
     moved = {**row, "C_0": 2 * row["C_0"]}
-    other = pe.pep_target(table, moved) if grid == "pep" else pe.spep_targets(moved)[0]
-    assert C.problem_of(other.build).digest != digest
+    if table == "exponent":  # the rebuild checks the recorded Theorem 8 exponent, which moves with C_0
+        from fedbounds.checks.fednmap.pep import theorem5_steps, theorem8_exponent
+        from fedbounds.checks.fednmap.pep_window import RHO, K, L
+
+        st = theorem5_steps(L, RHO, row["Q"])
+        moved["exponent_theorem8"] = theorem8_exponent(K * st["eta_hat"], row["mu"], st["gamma"], moved["C_0"])
+    assert C.problem_of(target(moved).build).digest != digest
 
 
 def test_a_rerun_attempts_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     """Idempotent: on the committed files every certified row is proved or was tried, so a re-run with no budget for
     solves (limit 0) finds nothing left to attempt and changes nothing."""
-    for grid, path in (("pep", pe.PEP_FILE), ("spep", pe.SPEP_FILE)):
+    for grid, path in pe.GRIDS.items():
         data = json.loads(path.read_text())
         before = copy.deepcopy(data)
         summary = pe.prove_grid(data, grid, limit=0, log=lambda s: None)
