@@ -345,7 +345,7 @@ assert abs(vals[b1] / vals[b0] - b1 / b0) < 1e-4 * (b1 / b0)
 
 # %%
 print("evidence generated", evidence.META["generated"], "with", evidence.META["versions"], "rel_tol", evidence.META["rel_tol"])
-cheap = [r for r in evidence.DESCENT if r["status"] == "certified" and r["gram_dim"] <= 9]
+cheap = [r for r in evidence.DESCENT if r["status"] in evidence.EVIDENCE and r["gram_dim"] <= 9]
 assert cheap, "no certified DESCENT row with a Gram matrix of size <= 9 in pep_evidence"
 row = min(cheap, key=lambda r: (r["k"], r["seconds"]))  # the smallest step multiplier, then the cheapest
 again = descent_entry(row["rho"], row["n"], row["Q"], row["T"], row["k"], row["C_0"], row["C_c"])
@@ -447,7 +447,7 @@ desc_cols = [
     ("solvers (when not certified)", why),
 ]
 print(text_table("DESCENT at (C_0, C_c) = (1, 1), rho = 0.1, gamma = Theorem 5's", evidence.DESCENT, desc_cols))
-desc_cert = [r for r in evidence.DESCENT if r["status"] == "certified"]
+desc_cert = [r for r in evidence.DESCENT if r["status"] in evidence.EVIDENCE]
 # the claim the table demonstrates: wherever it is certified, the reconstructed descent holds at (1, 1)
 assert all(r["value"] <= 1.0 for r in desc_cert)
 if desc_cert:
@@ -463,11 +463,11 @@ c0_cols = [
     ("solvers (when not certified)", why),
 ]
 print(text_table("SMALLEST_C0 (C_0 per C_c)", evidence.SMALLEST_C0, c0_cols))
-c0_cert = [r for r in evidence.SMALLEST_C0 if r["status"] == "certified"]
+c0_cert = [r for r in evidence.SMALLEST_C0 if r["status"] in evidence.EVIDENCE]
 assert all(r["C_0"] is not None and r["value"] <= 1.0 + TOL for r in c0_cert)
 for C_c in sorted({r["C_c"] for r in evidence.SMALLEST_C0}):
     rows = [r for r in evidence.SMALLEST_C0 if r["C_c"] == C_c]
-    ok = [r for r in rows if r["status"] == "certified"]
+    ok = [r for r in rows if r["status"] in evidence.EVIDENCE]
     if ok:
         print(f"C_c = {C_c:g}: largest certified smallest-C_0 over the grid = {max(r['C_0'] for r in ok):.4f} "
               f"(certified at {len(ok)}/{len(rows)} points; the others are not evidence)")
@@ -487,13 +487,13 @@ step_cols = [
     ("rho", lambda r: f"{r['rho']:g}"), ("n", lambda r: str(r["n"])), ("Q", lambda r: str(r["Q"])), ("T", lambda r: str(r["T"])),
     ("printed eta_hat", lambda r: f"{r['eta_hat_printed']:.3e}"), ("status", lambda r: r["status"]),
     ("largest k", lambda r: cell(r, "g", "k")),
-    ("eta_hat there", lambda r: DASH if r["status"] != "certified" or r.get("k") is None else f"{r['k'] * r['eta_hat_printed']:.3e}"),
-    ("(C_0, C_c)", lambda r: DASH if r["status"] != "certified" else f"({r['C_0']:g}, {r['C_c']:g})"),
+    ("eta_hat there", lambda r: DASH if r["status"] not in evidence.EVIDENCE or r.get("k") is None else f"{r['k'] * r['eta_hat_printed']:.3e}"),
+    ("(C_0, C_c)", lambda r: DASH if r["status"] not in evidence.EVIDENCE else f"({r['C_0']:g}, {r['C_c']:g})"),
     ("w d T", lambda r: cell(r, ".4f", "value")),
     ("solvers (when not certified)", why),
 ]
 print(text_table("STEPS: largest certified multiplier k of Theorem 5's printed steps", evidence.STEPS, step_cols))
-step_cert = [r for r in evidence.STEPS if r["status"] == "certified"]
+step_cert = [r for r in evidence.STEPS if r["status"] in evidence.EVIDENCE]
 assert all(r["k"] is not None and r["value"] <= 1.0 + TOL for r in step_cert)
 if step_cert:
     print(f"\ncertified at {len(step_cert)}/{len(evidence.STEPS)} points; the smallest certified multiplier is "
@@ -565,7 +565,7 @@ for w in recovered.c0_window_summary():
           f"largest in [{w['upper'][0]:.4g}, {w['upper'][1]:.4g}); {w['unknown']} undecided probe(s)")
     assert w["lower"][1] <= 1.0 <= w["upper"][0]
     curve = recovered.c0_curve(w["n"], w["Q"])
-    print("   C_0: " + ", ".join(f"{c:g} -> " + (f"{ratio:.3f} (d* = eta_hat/{1 / d:.3g})" if st == "certified" and d
+    print("   C_0: " + ", ".join(f"{c:g} -> " + (f"{ratio:.3f} (d* = eta_hat/{1 / d:.3g})" if st in ("certified", "proved") and d
                                                   else st) for c, st, ratio, d in curve))
 cc = recovered.c_c_spread()
 print(f"C_c in {cc['C_c']} at C_0 = 1: relative spread of the ratio {cc['rel_spread']:.1e} (C_c is not identified at sigma = 0)")
