@@ -28,6 +28,13 @@ Run ``python -m fedbounds.checks.fednmap.pep_window --write`` (about 30 minutes 
 table) to rewrite
 :data:`TARGET`, the JSON evidence that :mod:`fedbounds.theory.fednmap.recovered` and the claims cite; without
 ``--write`` it prints the JSON. Everything is deterministic (no randomness).
+
+Exact certificates (issue 22): ``python -m fedbounds.checks.fednmap.prove_evidence --grid window --write``
+(:func:`fedbounds.checks.fednmap.prove_evidence.window_target`) rebuilds each certified row of ``scan``, ``C_c``,
+``recheck``, ``exponent`` and ``steps`` with this module's builders and proves it exactly: the row becomes ``proved``
+with a ``proof`` record (file, exact bound, delta), or stays ``certified`` with the reason. At the pass of 2026-12-02:
+45 of 47 (scan 26 of 27, C_c 7 of 7, recheck 4 of 4, exponent 6 of 7, steps 2 of 2; docs/provenance.md §7). A rewrite
+by this module drops those records (``certified`` again): run the prove pass after it.
 """
 
 from __future__ import annotations
