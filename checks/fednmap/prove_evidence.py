@@ -62,17 +62,18 @@ from typing import Any
 
 from fedbounds.checks.core.jsonsafe import json_safe
 
-__all__ = ["PEP_FILE", "SPEP_FILE", "WINDOW_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid",
+__all__ = ["PEP_FILE", "SPEEDUP_FILE", "SPEP_FILE", "WINDOW_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid",
            "prove_row", "room", "spep_target", "window_target"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PEP_FILE = ROOT / "theory" / "fednmap" / "pep_evidence.json"
 SPEP_FILE = ROOT / "theory" / "fednmap" / "spep_grid.json"
 WINDOW_FILE = ROOT / "theory" / "fednmap" / "pep_c0_window.json"
+SPEEDUP_FILE = ROOT / "theory" / "fednmap" / "spep_speedup.json"
 PEP_TABLES = ("DESCENT", "SMALLEST_C0", "STEPS")
 #: the tables of pep_c0_window.json whose rows carry a certificate status (windows and stability carry none)
 WINDOW_TABLES = ("scan", "C_c", "recheck", "exponent", "steps")
-GRIDS = {"pep": PEP_FILE, "spep": SPEP_FILE, "window": WINDOW_FILE}
+GRIDS = {"pep": PEP_FILE, "spep": SPEP_FILE, "window": WINDOW_FILE, "speedup": SPEEDUP_FILE}
 COMMAND = "python -m fedbounds.checks.fednmap.prove_evidence"
 #: the row fields of a pep_evidence point that the rebuild recomputes from (rho, n, Q, T, k) and must match exactly
 _RECORDED = {"DESCENT": ("gamma", "eta_hat", "eta_a", "eta_s", "descent_coef"),
@@ -202,6 +203,19 @@ def window_target(table: str, row: dict[str, Any]) -> Target:
     if table == "steps":
         return Target(at(dT), solves, None, ceiling=1.0)
     return Target(at(dT), solves, float(row["ratio"]))
+
+
+def speedup_targets(point: dict[str, Any]) -> list[Target]:
+    """The PEPs of one K of ``spep_speedup.json`` (:func:`fedbounds.checks.fednmap.spep_speedup.table`: the cell
+    (n, Q, C_0 = 1, C_c) at the spep grid's point, block form for n > 1), as :func:`spep_targets`: the block builder's
+    full PEP first at 1 < n, Q > 1. Above :data:`~fedbounds.checks.fednmap.spep.FULL_ROWS_UP_TO` clients the block
+    builder does not build every client pair, so the full PEP is not at hand: :class:`Unprovable`."""
+    from fedbounds.checks.fednmap.spep import FULL_ROWS_UP_TO
+
+    if int(point["n"]) > FULL_ROWS_UP_TO:
+        raise Unprovable(f"not proved: n = {point['n']} > {FULL_ROWS_UP_TO} (FULL_ROWS_UP_TO): the block builder "
+                         "builds the full PEP's client pairs only up to there, so no full PEP is at hand (by design)")
+    return spep_targets(point)
 
 
 @contextlib.contextmanager
@@ -359,18 +373,28 @@ def diagnose(target: Target) -> str:
     return f"{inner}; {len(W)} rational face direction(s) found" + (", tried by the prover" if W else "")
 
 
-def _rows(data: dict[str, Any], grid: str) -> Iterator[tuple[str, dict[str, Any]]]:
+class Unprovable(ValueError):
+    """A row that cannot be proved by design (its message is the row's reason, recorded as it is)."""
+
+
+def _rows(data: dict[str, Any], grid: str) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(table, the dict that carries the status and proof, the point it is of). The speedup table's certificates are
+    its rows' two solves (one per C_c of the pair), each of the cell (n, Q, C_0, C_c) with value K."""
     if grid in ("pep", "window"):
         for t in PEP_TABLES if grid == "pep" else WINDOW_TABLES:
             for r in data[t]:
-                yield t, r
+                yield t, r, r
+    elif grid == "speedup":
+        for r in data["rows"]:
+            for sv in r["solves"]:
+                yield "solves", sv, {"n": r["n"], "Q": r["Q"], "C_0": data["C_0"], **sv}
     else:
         for r in data["rows"]:
-            yield "rows", r
+            yield "rows", r, r
 
 
 def _describe(table: str, row: dict[str, Any]) -> str:
-    keys = ("n", "Q", "C_0", "C_c") if table == "rows" else ("rho", "n", "Q", "T", "k", "mu", "C_0", "C_c")
+    keys = ("n", "Q", "C_0", "C_c") if table in ("rows", "solves") else ("rho", "n", "Q", "T", "k", "mu", "C_0", "C_c")
     return f"{table} " + " ".join(f"{k}={row[k]:g}" for k in keys if isinstance(row.get(k), int | float))
 
 
@@ -379,6 +403,8 @@ def _target(grid: str, table: str, row: dict[str, Any]) -> Target | list[Target]
         return pep_target(table, row)
     if grid == "window":
         return window_target(table, row)
+    if grid == "speedup":
+        return speedup_targets(row)
     return spep_targets(row)
 
 
@@ -402,12 +428,12 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
     counts: dict[str, Counter] = {}
     disagree = []
     attempted = 0
-    for table, row in _rows(data, grid):
+    for table, row, point in _rows(data, grid):
         c = counts.setdefault(table, Counter())
         target = None
         if row.get("status") == "proved" and (row.get("proof") or {}).get("status") != "proved":
             # proved before this pass recorded proofs: the record of its stored certificate, by lookup
-            target = _target(grid, table, row)
+            target = _target(grid, table, point)
             found = next(filter(None, map(lookup, target if isinstance(target, list) else [target])), None)
             if found is not None and found["status"] == "proved":
                 row["proof"] = found
@@ -424,12 +450,14 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
         attempted += 1
         t0 = time.perf_counter()
         try:
-            target = target or _target(grid, table, row)
+            target = target or _target(grid, table, point)
             rec = prove_row(target)
+        except Unprovable as exc:
+            rec = {"status": str(exc)}
         except Exception as exc:  # a solver or build failure is this row's reason, not the pass's end
             rec = {"status": f"not proved: {type(exc).__name__}: {str(exc)[:160]}"}
         if rec.pop("disagrees", False):
-            disagree.append({"row": _describe(table, row), "status": rec["status"]})
+            disagree.append({"row": _describe(table, point), "status": rec["status"]})
         rec.pop("new_value", None)
         seconds = round(time.perf_counter() - t0, 1)
         if rec["status"] == "proved":
@@ -439,7 +467,7 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
             rec.update(attempted=True, seconds=seconds)
             c["not proved (new)"] += 1
         row["proof"] = rec
-        log(f"{_describe(table, row)}: {rec['status']} ({seconds} s)")
+        log(f"{_describe(table, point)}: {rec['status']} ({seconds} s)")
         if save is not None:
             save()
     return {"counts": {t: dict(c) for t, c in counts.items()}, "disagree": disagree}
@@ -461,7 +489,7 @@ def _stamp(data: dict[str, Any], grid: str, argv: list[str], started: str) -> No
     from fedbounds.checks.fednmap.pep_grid import _versions
 
     counts: dict[str, Counter] = {}
-    for table, row in _rows(data, grid):
+    for table, row, _ in _rows(data, grid):
         counts.setdefault(table, Counter())[row["status"]] += 1
     home = data["META"] if grid == "pep" else data["meta"] if grid == "window" else data
     old = home.get("prove") or {}
