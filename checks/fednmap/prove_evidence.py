@@ -1,9 +1,10 @@
 """The prove pass of FedNMap's committed PEP evidence grids: an exact rational certificate for every certified row.
 
-``python -m fedbounds.checks.fednmap.prove_evidence [--grid pep|spep|window|all] [--write]`` takes each row of
-``theory/fednmap/pep_evidence.json`` (tables DESCENT, SMALLEST_C0, STEPS), ``theory/fednmap/spep_grid.json`` and
-``theory/fednmap/pep_c0_window.json`` (tables scan, C_c, recheck, exponent, steps: :func:`window_target`) whose status
-is ``certified`` and
+``python -m fedbounds.checks.fednmap.prove_evidence [--grid pep|spep|window|speedup|all] [--write]`` takes each row
+of ``theory/fednmap/pep_evidence.json`` (tables DESCENT, SMALLEST_C0, STEPS), ``theory/fednmap/spep_grid.json``,
+``theory/fednmap/pep_c0_window.json`` (tables scan, C_c, recheck, exponent, steps: :func:`window_target`) and each of
+the two K of a ``theory/fednmap/spep_speedup.json`` row (:func:`speedup_targets`; above n = 8 not proved by design)
+whose status is ``certified`` and
 
 1. rebuilds the PEP its certificate is of, from the point the row records, with the generator's own builders (so the
    rows' hash, :func:`fedbounds.checks.pep.certificate.problem_of`, is the certificate file's name):
@@ -38,8 +39,8 @@ sigma^2 = 1, from a full-form Clarabel solve (the block form's PEPit rows lack t
 lifted multipliers would not fit), and the new full-form value must agree with the block form's.
 ``--write`` rewrites the files atomically after each attempted row (a stopped pass keeps what it proved), with the
 pass's command, date, versions and status counts in ``META["prove"]`` (pep_evidence), ``meta["prove"]``
-(pep_c0_window) or ``prove`` (spep_grid); without it the counts are printed only. ``--grid all`` (the default) is the
-three files in turn.
+(pep_c0_window) or ``prove`` (spep_grid, spep_speedup); without it the counts are printed only. ``--grid all`` (the
+default) is the four files in turn.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from typing import Any
 from fedbounds.checks.core.jsonsafe import json_safe
 
 __all__ = ["PEP_FILE", "SPEEDUP_FILE", "SPEP_FILE", "WINDOW_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid",
-           "prove_row", "room", "spep_target", "window_target"]
+           "prove_row", "room", "speedup_targets", "spep_target", "window_target"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PEP_FILE = ROOT / "theory" / "fednmap" / "pep_evidence.json"
