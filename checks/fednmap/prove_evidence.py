@@ -183,13 +183,16 @@ def room(value: float) -> Fraction:
 
 def _proof(record: dict[str, Any], value: float) -> dict[str, Any]:
     """The row's proof record from :func:`~fedbounds.checks.pep.certificate.attach`'s (``delta``: bound - value,
-    rounded up), or a 'not proved' one when the exact bound is not in [value, value + :func:`room`]."""
+    rounded up), or a 'not proved' one when the exact bound B is not within :func:`room` of the row's value. B below
+    the value proves the row's claim with room to spare (a row's value is the larger solver's, which can sit above the
+    optimum; delta is then negative); B above value + room marks the stored certificate ``loose``."""
     if record.get("status") != "proved":
         return {"status": record.get("status", "not proved: no record")}
     excess = Fraction(record["bound_exact"]) - Fraction(value)
-    if not 0 <= excess <= room(value):
+    if abs(excess) > room(value):
         return {"status": f"not proved: the stored certificate {record['file']} bounds the worst case by "
-                          f"{record['bound']!r}, not within [value, value + {float(room(value)):.3g}] of the row's {value!r}"}
+                          f"{record['bound']!r}, not within {float(room(value)):.3g} of the row's {value!r}",
+                "loose": excess > 0}
     delta = float(excess)
     if Fraction(delta) < excess:
         delta = math.nextafter(delta, math.inf)
@@ -223,25 +226,38 @@ def prove_row(target: Target | list[Target]) -> dict[str, Any]:
 
 
 def _prove_one(target: Target, diagnosing: bool = True) -> dict[str, Any]:
-    from fedbounds.checks.pep.certificate import attach
+    import tempfile
+
+    from fedbounds.checks.pep.certificate import STORE, attach
     from fedbounds.checks.pep.solve import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 
     found = lookup(target)
-    if found is not None:
+    if found is not None and not found.pop("loose", False):
         return found
     y, v, statuses = _multipliers(target)
     if y is None or v is None:
-        return {"status": f"not proved: no optimal Clarabel solve for the multipliers ({', '.join(statuses)})"}
+        return found or {"status": f"not proved: no optimal Clarabel solve for the multipliers ({', '.join(statuses)})"}
     tol = DEFAULT_REL_TOL * max(abs(v), abs(target.value)) + DEFAULT_ABS_TOL
     if abs(v - target.value) > tol:
         return {"status": f"not proved: a new Clarabel solve gives {v!r}, the row records {target.value!r} "
                           f"(differ by {abs(v - target.value):.3g} > {tol:.3g})", "disagrees": True, "new_value": v}
-    with _proving():
-        record = attach(target.build, target.value, [y])
+    with _proving(), tempfile.TemporaryDirectory() as tmp:
+        # a stored certificate of this PEP that is looser than the row allows (made at another solve's larger value) is
+        # replaced by one proved at the row's value: the same PEP, so the same file name, and a lower bound
+        record = attach(target.build, target.value, [y], store=Path(tmp) if found else None)
+        if found and record and record.get("status") == "proved" and abs(_excess(record, target.value)) <= room(target.value):
+            os.replace(Path(tmp) / record["file"], STORE / record["file"])
+        elif found:
+            return found
     out = _proof(record or {"status": "not proved: no record"}, target.value)
+    out.pop("loose", None)
     if diagnosing and record and record.get("status") == "not proved: no exact certificate found":
         out["status"] += f" ({diagnose(target)})"
     return out
+
+
+def _excess(record: dict[str, Any], value: float) -> Fraction:
+    return Fraction(record["bound_exact"]) - Fraction(value)
 
 
 def diagnose(target: Target) -> str:
@@ -325,6 +341,7 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
         if rec.pop("disagrees", False):
             disagree.append({"row": _describe(table, row), "status": rec["status"]})
         rec.pop("new_value", None)
+        rec.pop("loose", None)
         seconds = round(time.perf_counter() - t0, 1)
         if rec["status"] == "proved":
             row["status"] = "proved"
