@@ -300,7 +300,8 @@ def _tiny(y: str, bound: str) -> dict:
 
 def test_the_verifier_reports_the_exact_value_and_the_largest_denominator() -> None:
     s = verify(_tiny("1", "2"))
-    assert s["value"] == 2 and s["max_denominator"] == 1 and s["rank"] == 1
+    assert s["value"] == 2 and s["max_denominator"] == 1 and s["rank"] == 1 and 0 <= s["seconds"] < 60
+    assert main([]) == 2  # no file named: usage, exit 2
     with pytest.raises(CertificateError, match=r"\(iii\)"):
         verify(_tiny("1", "199/100"))
     with pytest.raises(CertificateError, match=r"\(i\)"):
