@@ -142,6 +142,22 @@ TARGETS: list[dict[str, Any]] = [
         "scope": ["SmoothInterpolant.*", "replay_lyapunov"],
         "tests": ["tests/checks/fednmap/test_pep.py -k 'replay or interpolant'"],
     },
+    {
+        "files": "checks/pep/verify_certificate.py",
+        "mutate": ["operators", "constants"],
+        "tests": ["tests/checks/pep/test_certificate.py"],
+    },
+    {
+        "files": "checks/pep/lower.py",
+        "mutate": ["operators", "constants"],
+        "tests": ["tests/checks/pep/test_solve.py"],
+    },
+    {
+        "files": "checks/pep/solve.py",
+        "mutate": ["operators", "constants"],
+        "scope": ["verdict"],
+        "tests": ["tests/checks/pep/test_solve.py"],
+    },
 ]
 
 #: keyword arguments whose numeric values are settings, not formula numbers

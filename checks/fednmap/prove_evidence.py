@@ -281,14 +281,17 @@ def room(value: float) -> Fraction:
 
 def _proof(record: dict[str, Any], value: float, ceiling: float | None = None) -> dict[str, Any]:
     """The row's proof record from :func:`~fedbounds.checks.pep.certificate.attach`'s (``delta``: bound - value,
-    rounded up), or a 'not proved' one when the exact bound is not in [value, value + :func:`room`] (nor, given a
-    ``ceiling``, <= it; the record then also names the ``value`` it covers, which the row does not hold)."""
+    rounded up), or a 'not proved' one when the exact bound B is not within :func:`room` of the row's value (nor, given
+    a ``ceiling``, <= it; the record then also names the ``value`` it covers, which the row does not hold). B below
+    the value proves the row's claim with room to spare (a row's value is the larger solver's, which can sit above the
+    optimum; delta is then negative); B above value + room marks the stored certificate ``loose``."""
     if record.get("status") != "proved":
         return {"status": record.get("status", "not proved: no record")}
     excess = Fraction(record["bound_exact"]) - Fraction(value)
-    if not 0 <= excess <= room(value):
+    if abs(excess) > room(value):
         return {"status": f"not proved: the stored certificate {record['file']} bounds the worst case by "
-                          f"{record['bound']!r}, not within [value, value + {float(room(value)):.3g}] of the row's {value!r}"}
+                          f"{record['bound']!r}, not within {float(room(value)):.3g} of the row's {value!r}",
+                "loose": excess > 0}
     if ceiling is not None and Fraction(record["bound_exact"]) > Fraction(ceiling):
         return {"status": f"not proved: the certificate {record['file']} bounds the worst case by {record['bound']!r}, "
                           f"above the row's claim {ceiling!r}"}
@@ -329,11 +332,13 @@ def prove_row(target: Target | list[Target]) -> dict[str, Any]:
 
 
 def _prove_one(target: Target, diagnosing: bool = True) -> dict[str, Any]:
-    from fedbounds.checks.pep.certificate import attach
+    import tempfile
+
+    from fedbounds.checks.pep.certificate import STORE, attach
     from fedbounds.checks.pep.solve import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 
     found = lookup(target)
-    if found is not None:
+    if found is not None and not found.pop("loose", False):
         return found
     y, v, statuses = _multipliers(target)
     if y is None and v is not None and target.value is not None:
@@ -342,19 +347,30 @@ def _prove_one(target: Target, diagnosing: bool = True) -> dict[str, Any]:
                           f"(differ by {abs(v - target.value):.3g} > {tol:.3g}; at every scale: {', '.join(statuses)})",
                 "disagrees": True, "new_value": v}
     if y is None or v is None:
-        return {"status": f"not proved: no optimal Clarabel solve for the multipliers ({', '.join(statuses)})"}
+        return found or {"status": f"not proved: no optimal Clarabel solve for the multipliers ({', '.join(statuses)})"}
     if target.value is None:  # no recorded value: the new solve's is the one proved (and must be <= the ceiling)
         target = dataclasses.replace(target, value=v)
         found = lookup(target)
-        if found is not None:
+        if found is not None and not found.pop("loose", False):
             return found
     assert target.value is not None
-    with _proving():
-        record = attach(target.build, target.value, [y])
+    with _proving(), tempfile.TemporaryDirectory() as tmp:
+        # a stored certificate of this PEP that is looser than the row allows (made at another solve's larger value) is
+        # replaced by one proved at the row's value: the same PEP, so the same file name, and a lower bound
+        record = attach(target.build, target.value, [y], store=Path(tmp) if found else None)
+        if found and record and record.get("status") == "proved" and abs(_excess(record, target.value)) <= room(target.value):
+            os.replace(Path(tmp) / record["file"], STORE / record["file"])
+        elif found:
+            return found
     out = _proof(record or {"status": "not proved: no record"}, target.value, target.ceiling)
+    out.pop("loose", None)
     if diagnosing and record and record.get("status") == "not proved: no exact certificate found":
         out["status"] += f" ({diagnose(target)})"
     return out
+
+
+def _excess(record: dict[str, Any], value: float) -> Fraction:
+    return Fraction(record["bound_exact"]) - Fraction(value)
 
 
 def diagnose(target: Target) -> str:
@@ -460,6 +476,7 @@ def prove_grid(data: dict[str, Any], grid: str, retry: bool = False, limit: int 
         if rec.pop("disagrees", False):
             disagree.append({"row": _describe(table, point), "status": rec["status"]})
         rec.pop("new_value", None)
+        rec.pop("loose", None)
         seconds = round(time.perf_counter() - t0, 1)
         if rec["status"] == "proved":
             row["status"] = "proved"

@@ -2,7 +2,8 @@
 pass that made them.
 
 Every ``proved`` row must name a committed certificate that the standard-library verifier accepts and whose exact bound
-B covers the row's value: value <= B <= value + delta (the row's delta, at most the prover's largest room). A row whose
+B covers the row's value: B <= value + delta, with |B - value| at most the prover's largest room (B below the value
+proves the row's claim with room to spare). A row whose
 value is altered, or whose file is missing, fails the same check (negative controls). For a few cheap rows the PEP
 rebuilt from the row's point has the certificate's row hash (the pointer is not arbitrary)."""
 
@@ -51,20 +52,23 @@ def _verified(name: str, store: Path = C.STORE) -> Fraction:
 
 
 def check_proved(row: dict[str, Any], value: float, store: Path = C.STORE) -> None:
-    """A proved row's claim: its certificate file exists, verifies, and its bound B has value <= B <= value + delta."""
+    """A proved row's claim: its certificate file exists, verifies, and its bound B has B <= value + delta, within the
+    prover's largest room of the value either way."""
     proof = row.get("proof") or {}
     assert proof.get("status") == "proved", f"a proved row without a proof record: {proof}"
     path = store / proof["file"]
     assert path.exists(), f"{path.name} is not committed"
     bound = _verified(proof["file"], store)
     assert Fraction(proof["bound_exact"]) == bound
-    assert Fraction(value) <= bound <= Fraction(value) + Fraction(proof["delta"]), (value, float(bound), proof["delta"])
-    assert Fraction(proof["delta"]) <= pe.room(value)
+    assert bound <= Fraction(value) + Fraction(proof["delta"]), (value, float(bound), proof["delta"])
+    assert abs(bound - Fraction(value)) <= pe.room(value), (value, float(bound))
 
 
 def test_every_proved_row_names_a_verified_certificate_covering_its_value() -> None:
     rows = [(g, t, r) for g, t, r in _grids() if r["status"] == "proved"]
-    assert len(rows) >= 190  # 97 of pep_evidence's 98 certified rows, 96 of spep_grid's 143 at the pass of 2026-12-02
+    assert len(rows) >= 241 + 45  # pep_evidence's 98 and spep_grid's 143 (every certified row), 45 of the window's 47
+    assert not [r for g, _, r in _grids() if g != "window" and r["status"] == "certified"], \
+        "a certified evidence-grid row without an exact certificate"
     for grid, table, row in rows:
         check_proved(row, _value(grid, row, table))
 
@@ -92,14 +96,15 @@ def test_every_proved_window_row_names_a_verified_certificate_covering_its_value
                          + [("steps", "claim below bound")])
 def test_the_window_check_fails_on_an_altered_row(table: str, change: str, tmp_path: Path) -> None:
     """Negative controls on the first proved row of a window table: its value (the ratio, the certified exponent, or
-    the steps row's proved value) moved past the bound or below it by twice the delta, its file missing, its record
+    the steps row's proved value) moved above the bound by twice the room or below it by twice the delta, its file missing, its record
     missing; a steps row whose claim were 1 below the bound (ratio <= bound - 1e-9) fails too."""
     row = next(r for g, t, r in _grids() if (g, t) == ("window", table) and r["status"] == "proved")
     check_window_claim(table, row)  # the unaltered row passes
     bad, store = copy.deepcopy(row), C.STORE
     bound, delta = Fraction(row["proof"]["bound_exact"]), row["proof"]["delta"]
-    moved = {"value up": float(bound) * (1 + 1e-12) + 1e-15 if bound > 0 else float(bound) * (1 - 1e-12) + 1e-15,
-             "value down": _value("window", row, table) - 2 * delta}
+    v = _value("window", row, table)
+    moved = {"value up": float(bound + 2 * pe.room(v)),  # the bound further below it than any room: another PEP's
+             "value down": v - 2 * delta}
     if change in moved:
         if table == "exponent":
             bad["exponent_certified"] = -moved[change]
@@ -135,8 +140,8 @@ def test_the_check_fails_on_an_altered_row(change: str, tmp_path: Path) -> None:
         check_proved(row, v)  # the unaltered row passes
         bad = copy.deepcopy(row)
         store = C.STORE
-        if change == "value up":  # the bound no longer covers it
-            v = float(Fraction(bad["proof"]["bound_exact"])) * (1 + 1e-12) + 1e-15
+        if change == "value up":  # the bound is further below it than any room: another PEP's certificate
+            v = float(Fraction(bad["proof"]["bound_exact"]) + 2 * pe.room(v))
         elif change == "value down":  # the bound is further above it than the recorded delta
             v = v - 2 * bad["proof"]["delta"]
         elif change == "file missing":
@@ -182,8 +187,8 @@ def test_the_speedup_check_fails_on_an_altered_K(change: str, tmp_path: Path) ->
     (sv,) = [sv for r, sv in _speedup() if (r["n"], r["Q"], sv["C_c"]) == (4, 2, 1e-4)]
     check_proved(sv, sv["K"])
     K, store = sv["K"], C.STORE
-    if change == "K up":
-        K = float(Fraction(sv["proof"]["bound_exact"])) * (1 + 1e-12) + 1e-15
+    if change == "K up":  # the bound further below it than any room
+        K = float(Fraction(sv["proof"]["bound_exact"]) + 2 * pe.room(K))
     elif change == "K down":
         K = K - 2 * sv["proof"]["delta"]
     else:

@@ -288,3 +288,25 @@ def test_binary64_rows_have_no_certificate_the_exactly_built_ones_have(q2) -> No
     assert C.prove(pb, cert["value_float"]) is None  # every widening, the face included
     found = C.prove(pbx, cert["value_float"])
     assert found is not None and verify(found)["value"] <= Fraction(found["bound"])
+
+
+def _tiny(y: str, bound: str) -> dict:
+    """tau <= 2 on the one-point 'PEP' with the row tau + x^2 - 2 <= 0 (multiplier y: sum y a = 1 needs y = 1)."""
+    from fedbounds.checks.pep.verify_certificate import FORMAT
+
+    return {"format": FORMAT, "points": 1, "values": 1, "objective": 0, "bound": bound,
+            "rows": [{"kind": "inequality", "y": y, "gram": [[0, 0, "1"]], "values": [[0, "1"]], "constant": "-2"}]}
+
+
+def test_the_verifier_reports_the_exact_value_and_the_largest_denominator() -> None:
+    s = verify(_tiny("1", "2"))
+    assert s["value"] == 2 and s["max_denominator"] == 1 and s["rank"] == 1 and 0 <= s["seconds"] < 60
+    assert main([]) == 2  # no file named: usage, exit 2
+    with pytest.raises(CertificateError, match=r"\(iii\)"):
+        verify(_tiny("1", "199/100"))
+    with pytest.raises(CertificateError, match=r"\(i\)"):
+        verify(_tiny("1/2", "2"))
+    # the figure the closing notes quote is the multipliers' largest denominator, read from the file itself
+    for path in _committed()[:3]:
+        cert = C.load(path)
+        assert verify(cert)["max_denominator"] == max(Fraction(r["y"]).denominator for r in cert["rows"])

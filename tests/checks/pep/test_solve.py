@@ -77,6 +77,31 @@ def test_a_violation_rests_on_an_admissible_instance_never_on_the_dual_value():
     assert verdict(dataclasses.replace(cert, runs=one), 0.99 / 6) == "violated"
 
 
+def test_the_violation_rules_keep_their_tolerance_and_feasibility_threshold():
+    from fedbounds.checks.pep.lower import primal_lower
+
+    cert = certify(gd_convex(1.0, 1.0))
+    v = cert.value
+    # within the absolute tolerance above the bound: holds (tol = abs_tol here, rel_tol = 0)
+    assert verdict(cert, v - 0.5e-6, rel_tol=0.0, abs_tol=1e-6) == "holds"
+    # an admissible instance within the tolerance above the bound does not show a violation (SCS not optimal, so
+    # the certificate cannot say holds either)
+    runs = tuple(r if r.solver == "CLARABEL" else dataclasses.replace(r, status="optimal_inaccurate") for r in cert.runs)
+    weak = dataclasses.replace(cert, runs=runs, certified=False, value=None)
+    low = primal_lower(weak)
+    assert verdict(weak, low - 0.5e-6, rel_tol=0.0, abs_tol=1e-6) == "inconclusive"
+    assert verdict(weak, low - 2e-6, rel_tol=0.0, abs_tol=1e-6) == "violated"
+    # a relaxed PEP is violated only when every value exceeds bound + tol
+    split = dataclasses.replace(cert, values={"CLARABEL": v, "SCS": v + 1.5e-6}, value=v + 1.5e-6)
+    assert verdict(split, v - 0.5e-6, rel_tol=0.0, abs_tol=1e-6, relaxed=True) == "inconclusive"
+    assert verdict(split, v - 1.5e-6, rel_tol=0.0, abs_tol=1e-6, relaxed=True) == "violated"
+    # a primal point counts as an instance only when feasible to 1e-7
+    assert primal_lower(dataclasses.replace(weak, runs=tuple(dataclasses.replace(r, primal_violation=1.5e-7)
+                                                             for r in runs))) is None
+    assert primal_lower(dataclasses.replace(weak, runs=tuple(dataclasses.replace(r, primal_violation=0.8e-7)
+                                                             for r in runs))) == low
+
+
 @pytest.mark.parametrize("h", [0.5, 1.0, 1.5])
 def test_gd_nonconvex_descent_lemma_is_the_pep_value(h):
     cert = certify(gd_nonconvex(1.0, h))
