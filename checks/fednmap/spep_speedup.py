@@ -9,6 +9,9 @@ correction state's noise kappa C_c does not shrink with n (kappa -> 1/Q): at a f
 K_var/(kappa C_c) on, which the table reports.
 
 Run ``python -m fedbounds.checks.fednmap.spep_speedup --write`` to rewrite :data:`TARGET` (minutes; n up to 64).
+``python -m fedbounds.checks.fednmap.prove_evidence --grid speedup --write`` then proves each certified K exactly (its
+``solves`` entry gets ``status: proved`` and a ``proof`` record, or the reason): 20 of the 24 at n <= 8 at the pass of
+2026-12-02; above n = 8 none can be, by design (docs/provenance.md §7). A rewrite by this module drops those records.
 """
 
 from __future__ import annotations
