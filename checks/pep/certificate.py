@@ -264,6 +264,8 @@ def _kernel(AG: Any, n: int) -> np.ndarray:
     """Orthonormal basis of the common kernel of every row's Gram part (columns)."""
     K = AG.shape[1]
     stack = np.vstack([AG[:, k].toarray().reshape(n, n) for k in range(K)]) if K else np.zeros((1, n))
+    if stack.shape[0] > stack.shape[1]:  # the same singular values and right vectors, without an m x m U (n = 8: 377 GiB)
+        stack = np.linalg.qr(stack, mode="r")
     _, s, vt = np.linalg.svd(stack, full_matrices=True)
     tol = 1e-9 * max(1.0, s.max() if s.size else 1.0)
     rank = int((s > tol).sum())
