@@ -60,6 +60,21 @@ def _one_line(err: str) -> str:
     return lines[0]
 
 
+def _popen(cmd: list[str], **kw) -> subprocess.Popen:
+    """The command in its own session, so that :func:`_kill_all` can end it with every process it started."""
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kw)
+
+
+def _kill_all(proc: subprocess.Popen) -> None:
+    """SIGKILL the command's whole session (its pool's forkserver and workers too: a failed test must not leave a
+    sweep running that slows every later test), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FEDBOUNDS_", "PYTEST_"))}
     env.update(extra)
@@ -83,13 +98,12 @@ def _start_slow_sweep(tmp_path: Path) -> tuple[subprocess.Popen, Path]:
         PYTHONPATH=os.pathsep.join([str(mods), os.environ.get("PYTHONPATH", "")]),
     )
     cmd = [sys.executable, "-m", "fedbounds.checks.cli", "sweep", str(spec), "--store", str(tmp_path / "s.sqlite"), "--processes", "2"]
-    proc = subprocess.Popen([*cmd, "--no-progress"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _popen([*cmd, "--no-progress"], cwd=tmp_path, env=env)
     deadline = time.monotonic() + 90
     while len(list(runs.glob("started-*"))) < 2:  # both workers busy with a cell
         if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            out, err = proc.communicate()
-            pytest.fail(f"the workers never started a cell: {out} {err}")
+            _kill_all(proc)
+            pytest.fail("the workers never started a cell")
         time.sleep(0.1)
     return proc, runs
 
@@ -113,8 +127,7 @@ def _interrupt_trial(tmp_path: Path, sig: int, expected: int) -> None:
     try:
         _, err = proc.communicate(timeout=5)  # the issue's figure; a pool shutdown takes well under a second
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        _kill_all(proc)
         pytest.fail(f"signal {sig}: the sweep was still running 5 s later")
     assert time.monotonic() - t0 < 5
     assert proc.returncode == expected, err
@@ -387,7 +400,7 @@ def _interrupt_pep_check(tmp_path: Path, delay: float, limit: float) -> tuple[in
     out = tmp_path / "rep"
     cmd = [sys.executable, "-m", "fedbounds.checks.cli", "check", "--claim", "fednmap.pep", "--profile", "full", "--jobs", "1"]
     cmd += ["--out", str(out), "--no-progress"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _popen(cmd, cwd=tmp_path, env=_env())
     time.sleep(delay)
     assert proc.poll() is None, "the check ended before it could be interrupted"
     t0 = time.monotonic()
@@ -395,8 +408,7 @@ def _interrupt_pep_check(tmp_path: Path, delay: float, limit: float) -> tuple[in
     try:
         _, err = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        _kill_all(proc)
         pytest.fail(f"Ctrl-C: the PEP check was still running {limit} s later")
     return proc.returncode, time.monotonic() - t0, err
 
@@ -523,11 +535,14 @@ def test_every_shipped_spec_names_a_registered_cell() -> None:
 @pytest.mark.parametrize("delay", [1.5, 3.0])
 def test_ctrl_c_while_the_pool_starts_is_one_line(delay: float, tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "fedbounds.checks.cli", "sweep", "fednmap_speedup", "--store", str(tmp_path / "s.sqlite")]
-    proc = subprocess.Popen([*cmd, "--processes", "2", "--no-progress"], cwd=tmp_path, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _popen([*cmd, "--processes", "2", "--no-progress"], cwd=tmp_path, env=_env())
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        _kill_all(proc)
+        pytest.fail(f"Ctrl-C {delay} s after the start: the sweep was still running 30 s later")
     assert proc.returncode == 130
     assert _one_line(err) == "fedbounds: interrupted"
 
