@@ -179,19 +179,26 @@ def _stochastic_builders():
             "fednmap.spep": build_round_spep(L, RHO, p["gamma"], p["eta_a"], p["eta_s"], 2, 1, 1.0, 1e-3, p["d"], d_c)}
 
 
-@pytest.mark.parametrize("which", ["ds.spep.sigma2", "fednmap.spep"])
-def test_stochastic_certificate_tampered_or_below_the_optimum_fails(which: str) -> None:
-    pb = C.problem_of(_stochastic_builders()[which])
-    cert = C.load(C.stored(pb.digest))
-    assert C.check_stored(pb, cert)["value"] <= Fraction(cert["bound"])
+def _tampered_and_lowered_fail(cert: dict) -> float:
+    """The largest multiplier +0.1% fails the verifier, and so does the bound set 10 delta below the value (condition
+    (iii)); returns that lowered value for the caller's prove() control."""
     bad = copy.deepcopy(cert)
     k = max(range(len(bad["rows"])), key=lambda k: Fraction(bad["rows"][k]["y"]))
-    bad["rows"][k]["y"] = str(Fraction(bad["rows"][k]["y"]) * Fraction(1001, 1000))  # one multiplier, +0.1%
+    bad["rows"][k]["y"] = str(Fraction(bad["rows"][k]["y"]) * Fraction(1001, 1000))
     with pytest.raises(CertificateError):
         verify(bad)
     low = cert["value_float"] - 10 * cert["delta"]
     with pytest.raises(CertificateError, match=r"\(iii\)"):
         verify(dict(cert, bound=str(Fraction(low))))
+    return low
+
+
+@pytest.mark.parametrize("which", ["ds.spep.sigma2", "fednmap.spep"])
+def test_stochastic_certificate_tampered_or_below_the_optimum_fails(which: str) -> None:
+    pb = C.problem_of(_stochastic_builders()[which])
+    cert = C.load(C.stored(pb.digest))
+    assert C.check_stored(pb, cert)["value"] <= Fraction(cert["bound"])
+    low = _tampered_and_lowered_fail(cert)
     assert C.prove(pb, low, widen=0) is None  # no dual reaches 10 delta below the certified optimum
 
 
@@ -270,14 +277,7 @@ def test_q2_contraction_point_is_proved_on_the_exactly_built_rows(q2) -> None:
 
 def test_q2_certificate_tampered_or_below_the_optimum_fails(q2) -> None:
     _, pbx, cert = q2
-    bad = copy.deepcopy(cert)
-    k = max(range(len(bad["rows"])), key=lambda k: Fraction(bad["rows"][k]["y"]))
-    bad["rows"][k]["y"] = str(Fraction(bad["rows"][k]["y"]) * Fraction(1001, 1000))  # one multiplier, +0.1%
-    with pytest.raises(CertificateError):
-        verify(bad)
-    low = cert["value_float"] - 10 * cert["delta"]
-    with pytest.raises(CertificateError, match=r"\(iii\)"):
-        verify(dict(cert, bound=str(Fraction(low))))
+    low = _tampered_and_lowered_fail(cert)
     assert C.prove(pbx, low, widen=1) is None  # 10 delta below: no dual, even on the face
     found = C.prove(pbx, cert["value_float"], widen=1)  # the same call at the value: proved (the control has teeth)
     assert found is not None and verify(found)["bound"] <= Fraction(cert["value_float"]) + Fraction(found["delta"])
