@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,18 @@ class _SharedResults:
                 left = left[1:]
             pending = left
         return {cid: out[cid] for cid in check_ids}
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_reaches_the_tests() -> None:
+    """Undo an 'ignore SIGINT' before each test. A process started with SIGINT ignored (an asynchronous job of a shell
+    without job control), or a test process whose SIGINT disposition something left at SIG_IGN, installs no
+    KeyboardInterrupt handler, and every process the tests start inherits the ignore: the Ctrl-C tests then hang or
+    fail for a reason outside the code under test. Seen once, in a CI run on a fresh clone: an xdist worker with SIGINT
+    ignored waited 600 s on the stopped solver of ``test_ctrl_c_kills_the_solver_process_at_once...``. A handled
+    signal is reset to its default across exec, so restoring Python's handler restores it in subprocesses too."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
