@@ -358,7 +358,7 @@ def _prove_one(target: Target, diagnosing: bool = True) -> dict[str, Any]:
         # a stored certificate of this PEP that is looser than the row allows (made at another solve's larger value) is
         # replaced by one proved at the row's value: the same PEP, so the same file name, and a lower bound
         record = attach(target.build, target.value, [y], store=Path(tmp) if found else None)
-        if found and record and record.get("status") == "proved" and abs(_excess(record, target.value)) <= room(target.value):
+        if found and record and _proof(record, target.value)["status"] == "proved":
             os.replace(Path(tmp) / record["file"], STORE / record["file"])
         elif found:
             return found
@@ -367,10 +367,6 @@ def _prove_one(target: Target, diagnosing: bool = True) -> dict[str, Any]:
     if diagnosing and record and record.get("status") == "not proved: no exact certificate found":
         out["status"] += f" ({diagnose(target)})"
     return out
-
-
-def _excess(record: dict[str, Any], value: float) -> Fraction:
-    return Fraction(record["bound_exact"]) - Fraction(value)
 
 
 def diagnose(target: Target) -> str:
