@@ -104,6 +104,16 @@ def unwritable(path: Path) -> str | None:
     return None
 
 
+def refuse_unwritable(path: Path) -> bool:
+    """:func:`unwritable`'s reason as the one-line error of a generator about to solve (True: refuse, exit 2)."""
+    import sys
+
+    why = unwritable(path)
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+    return why is not None
+
+
 def write_evidence(path: Path, text: str, what: str = "") -> int:
     """Write an evidence file atomically and say so: 0, or one line on stderr naming the file and exit status 2."""
     import sys

@@ -219,11 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help=f"rewrite {TARGET} (else print it)")
     parser.add_argument("--only", choices=TABLES, action="append", help="recompute only these tables (repeatable)")
     args = parser.parse_args(argv)
-    from fedbounds.checks.core.install import evidence_path, unwritable, write_evidence
+    from fedbounds.checks.core.install import evidence_path, refuse_unwritable, write_evidence
 
     target = evidence_path(TARGET)
-    if args.write and (why := unwritable(target)):
-        print(f"error: {why}", file=sys.stderr)
+    if args.write and refuse_unwritable(target):
         return 2
     old = json.loads(target.read_text()) if target.exists() else {}
     text = json.dumps(compute(tuple(args.only or TABLES), old), indent=1, allow_nan=False) + "\n"

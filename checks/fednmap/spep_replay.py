@@ -307,11 +307,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep_replay", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (atomically) instead of printing")
     args = ap.parse_args(argv)
-    from fedbounds.checks.core.install import evidence_path, unwritable, write_evidence
+    from fedbounds.checks.core.install import evidence_path, refuse_unwritable, write_evidence
 
     target = evidence_path(TARGET)
-    if args.write and (why := unwritable(target)):
-        print(f"error: {why}", file=sys.stderr)
+    if args.write and refuse_unwritable(target):
         return 2
     text = json.dumps(json_safe(evidence()), indent=1, sort_keys=True)
     if not args.write:

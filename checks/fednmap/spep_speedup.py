@@ -117,11 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.write:
         print(json.dumps(table(), indent=1, sort_keys=True))
         return 0
-    from fedbounds.checks.core.install import evidence_path, unwritable
+    from fedbounds.checks.core.install import evidence_path, refuse_unwritable
 
     target = evidence_path(TARGET)
-    if why := unwritable(target):
-        print(f"error: {why}", file=sys.stderr)
+    if refuse_unwritable(target):
         return 2
     _write(target, table(write_partial=target))
     print(f"wrote {target}")
