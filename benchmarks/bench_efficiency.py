@@ -41,8 +41,8 @@ import numpy as np
 from fedbounds.algorithms.instances import make_instance
 from fedbounds.algorithms.oracles import GaussianOracle
 from fedbounds.algorithms.run import run
+from fedbounds.checks.studies.fednmap_speedup import AntitheticOracle, pair_units, rtt_bootstrap, rtt_of_curves, validate_efficiency
 from fedbounds.checks.sweep.cell import _study_params, compute_study_cell
-from fedbounds.checks.sweep.efficiency import AntitheticOracle, pair_units, rtt_bootstrap, rtt_of_curves, validate_efficiency
 from fedbounds.checks.sweep.spec import load_spec
 
 TARGET = 1e-3

@@ -1,6 +1,6 @@
 """Benchmark: the vectorised engine against the plain reference loops, on the same work.
 
-Work (issue 3): FedNMap (variant A, with correction) on heterogeneous Lasso, n = 64 clients, Q = 8 local steps,
+Work: FedNMap (variant A, with correction) on heterogeneous Lasso, n = 64 clients, Q = 8 local steps,
 p = 100, R = 64 Monte Carlo replicas, 200 rounds, additive Gaussian gradient noise (sigma2 = 1). Both sides
 
 * consume exactly the same random draws: the engine calls ``oracle.sample`` once per (round, local step) on the

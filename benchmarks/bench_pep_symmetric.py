@@ -15,7 +15,7 @@ import argparse
 import time
 import warnings
 
-from fedbounds.checks.fednmap.pep import descent_check, theorem5_steps
+from fedbounds.checks.fednmap.pep.encoding import descent_check, theorem5_steps
 
 
 def _point(text: str) -> tuple[int, int, int, float]:

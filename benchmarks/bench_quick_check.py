@@ -2,13 +2,13 @@
 
     python benchmarks/bench_quick_check.py                # one process (the default of fedbounds check)
     python benchmarks/bench_quick_check.py --jobs 2       # two worker processes
-    python benchmarks/bench_quick_check.py --write        # and rewrite the cost table (checks/core/costs.py)
+    python benchmarks/bench_quick_check.py --write        # and rewrite the cost table (checks/runtime/costs.py)
 
 It prints the run's wall and CPU seconds (user + system, the command and its worker processes), the load average
 before and after (a loaded machine makes both longer: compare runs at a similar load), the seconds to the first
 line of output, and per claim its wall and CPU seconds from the report. The README's and ``fedbounds check
 --help``'s figure is this benchmark's, on an idle 2-core machine; ``--write`` keeps the estimate that ``fedbounds
-check`` prints at start true (:mod:`fedbounds.checks.core.costs`). Not a test: a timing depends on the machine.
+check`` prints at start true (:mod:`fedbounds.checks.runtime.costs`). Not a test: a timing depends on the machine.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (fedbounds check --jobs)")
     ap.add_argument("--claim", action="append", default=[], help="only these claims (default: all)")
-    ap.add_argument("--write", action="store_true", help="rewrite the cost table in checks/core/costs.py from this run")
+    ap.add_argument("--write", action="store_true", help="rewrite the cost table in checks/runtime/costs.py from this run")
     args = ap.parse_args(argv)
     out = Path(tempfile.mkdtemp(prefix="bench-quick-"))
     try:

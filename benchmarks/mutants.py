@@ -1,4 +1,4 @@
-"""Mutation harness (issue 12, item 7): do the tests notice when a formula constant or an update rule changes?
+"""Mutation harness (design.md, principle 3): do the tests notice when a formula constant or an update rule changes?
 
 What it mutates (one change per mutant, written over just that source span, so formatting and comments elsewhere
 are untouched; located with :mod:`ast`, offsets from the nodes' line/column positions):
@@ -134,13 +134,13 @@ TARGETS: list[dict[str, Any]] = [
         "files": "checks/pep/symmetric.py",
         "mutate": ["operators", "constants"],
         "scope": ["_Map.*", "solve_symmetric", "block_sizes"],
-        "tests": ["tests/checks/fednmap/test_pep.py -k 'symmetric or 333_in_block'"],
+        "tests": ["tests/checks/fednmap/pep/test_encoding.py -k 'symmetric or 333_in_block'"],
     },
     {
-        "files": "checks/fednmap/pep_replay.py",
+        "files": "checks/fednmap/pep/replay.py",
         "mutate": ["operators", "constants"],
         "scope": ["SmoothInterpolant.*", "replay_lyapunov"],
-        "tests": ["tests/checks/fednmap/test_pep.py -k 'replay or interpolant'"],
+        "tests": ["tests/checks/fednmap/pep/test_encoding.py -k 'replay or interpolant'"],
     },
     {
         "files": "checks/pep/verify_certificate.py",

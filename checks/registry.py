@@ -15,9 +15,9 @@ import importlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from fedbounds.checks.core.profiles import Profile
-from fedbounds.checks.core.scope import Scope, scope_of, scoped_verdict
-from fedbounds.checks.core.verdict import HOLDS, VIOLATED, Verdict, combine, to_json_safe, worst_slack
+from fedbounds.checks.runtime.profiles import Profile
+from fedbounds.checks.verdicts.scope import Scope, scope_of, scoped_verdict
+from fedbounds.checks.verdicts.verdict import HOLDS, VIOLATED, Verdict, combine, to_json_safe, worst_slack
 
 __all__ = [
     "CheckContext",
@@ -78,7 +78,7 @@ class CheckContext:
 @dataclass
 class CheckResult:
     """The outcome of one check: verdicts, negative controls, tightness, plots, notes, and the verdicts' scope
-    (:mod:`fedbounds.checks.core.scope`: computed from the claim's hypotheses at each verdict's ``details["at"]``;
+    (:mod:`fedbounds.checks.verdicts.scope`: computed from the claim's hypotheses at each verdict's ``details["at"]``;
     ``scope`` set by a check overrides the computation, ``scope_caveat`` adds what else limits the evidence,
     ``scope_tag`` says the same in a word or two for the table)."""
 

@@ -48,9 +48,9 @@ import numpy as np
 import sympy as sp
 from fedbounds.algorithms.instances.fairness import fairness
 from fedbounds.algorithms.run import run
-from fedbounds.checks.core.notebook import proved, show
 from fedbounds.checks.ds_fedproxgrad.checks import lemma5_2_verdict
 from fedbounds.checks.ds_fedproxgrad.common import ds_record, measured_constants, r0_of, scaled_clients_instance
+from fedbounds.checks.report.notebook import proved, show
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.core.evaluate import evaluate, to_function
 from fedbounds.theory.ds_fedproxgrad import formulas as core
@@ -388,7 +388,7 @@ assert mc.F.min() >= consts["F_star_lower"].value
 # says $\mathbb E D_r\le\Xi_r$ for $r\ge r_0$ (the shaded prefix is where the proof gives nothing).
 
 # %%
-from fedbounds.checks.core.stats import mean_ci
+from fedbounds.checks.verdicts.stats import mean_ci
 
 gamma_r = mc.gamma_emp.max(axis=1)
 assert np.allclose(gamma_r, C_GAMMA * mc.eta)  # the injected error is exact

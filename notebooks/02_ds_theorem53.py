@@ -43,9 +43,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
 from fedbounds.algorithms.instances.fairness import fairness
-from fedbounds.checks.core.notebook import proved, show
-from fedbounds.checks.core.stats import loglog_slope, mean_ci
 from fedbounds.checks.ds_fedproxgrad.common import ds_record, measured_constants, r0_of
+from fedbounds.checks.report.notebook import proved, show
+from fedbounds.checks.verdicts.stats import loglog_slope, mean_ci
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.core.evaluate import evaluate, to_function
 from fedbounds.theory.ds_fedproxgrad import formulas as core

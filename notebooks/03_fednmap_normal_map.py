@@ -47,8 +47,8 @@ from fedbounds.algorithms.instances.least_squares import LeastSquares
 from fedbounds.algorithms.oracles import GaussianOracle
 from fedbounds.algorithms.regularizers import L1
 from fedbounds.algorithms.run import run
-from fedbounds.checks.core.notebook import proved, show
 from fedbounds.checks.fednmap.common import make_instance
+from fedbounds.checks.report.notebook import proved, show
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.core.evaluate import evaluate, to_function
 from fedbounds.theory.fednmap import formulas as core

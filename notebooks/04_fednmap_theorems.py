@@ -46,10 +46,10 @@ from fedbounds.algorithms.exact import run_exact
 from fedbounds.algorithms.instances.least_squares import LeastSquares
 from fedbounds.algorithms.oracles import GaussianOracle
 from fedbounds.algorithms.regularizers import SquaredL2
-from fedbounds.checks.core.notebook import proved, show
-from fedbounds.checks.core.stats import loglog_slope
 from fedbounds.checks.fednmap.common import initial_lyapunov, make_instance, pl_constant
 from fedbounds.checks.fednmap.speedup import rounds_to_target
+from fedbounds.checks.report.notebook import proved, show
+from fedbounds.checks.verdicts.stats import loglog_slope
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.core.evaluate import evaluate, to_function
 from fedbounds.theory.fednmap import formulas as core

@@ -235,13 +235,13 @@ plt.show()
 # %% [markdown]
 # ### The feasible region
 #
-# `fedbounds.checks.core.feasibility_plot.plot_region` draws the conditions' margins (`result.region`: bound minus value, as sympy with the
+# `fedbounds.checks.report.feasibility_plot.plot_region` draws the conditions' margins (`result.region`: bound minus value, as sympy with the
 # constants substituted) on a grid of two parameters, the others held at the chosen point. In the plane of the client step
 # and the server step ($\hat\eta=\eta_s\eta_aQ$): $\eta_a$ is capped, and $\eta_s$ is capped only through $\hat\eta$, so
 # the admissible set is the region under a hyperbola (**$\eta_s$ is free** for small enough $\eta_a$, notebook 04).
 
 # %%
-from fedbounds.checks.core.feasibility_plot import plot_region, region_margins  # imported late: it selects the Agg backend
+from fedbounds.checks.report.feasibility_plot import plot_region, region_margins  # imported late: it selects the Agg backend
 
 outdir = Path(tempfile.mkdtemp())
 display(Image(filename=str(plot_region(res, ("eta_a", "eta_s"), outdir / "fednmap_eta_a_eta_s.png"))))

@@ -47,8 +47,8 @@ from fedbounds.algorithms.base import Constant, Solution
 from fedbounds.algorithms.instances.fairness import fairness
 from fedbounds.algorithms.regularizers import Zero
 from fedbounds.algorithms.run import run
-from fedbounds.checks.core.profiles import get_profile
 from fedbounds.checks.registry import CheckContext, all_checks
+from fedbounds.checks.runtime.profiles import get_profile
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.core.evaluate import evaluate, to_function
 from fedbounds.theory.core.proofs import run_step

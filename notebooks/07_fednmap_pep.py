@@ -52,12 +52,12 @@ from functools import reduce
 
 import numpy as np
 from fedbounds.algorithms.regularizers import L1
-from fedbounds.checks.core.notebook import show
-from fedbounds.checks.fednmap.pep import descent_check, descent_coefficient, gram_dimension, lyapunov_pep, theorem5_steps
-from fedbounds.checks.fednmap.pep_grid import descent_entry
-from fedbounds.checks.fednmap.pep_replay import replay_lyapunov
+from fedbounds.checks.fednmap.pep.encoding import descent_check, descent_coefficient, gram_dimension, lyapunov_pep, theorem5_steps
+from fedbounds.checks.fednmap.pep.grid import descent_entry
+from fedbounds.checks.fednmap.pep.replay import replay_lyapunov
 from fedbounds.checks.fednmap.strict_form import lyapunov_replay
 from fedbounds.checks.pep.solve import verdict
+from fedbounds.checks.report.notebook import show
 from fedbounds.theory.fednmap import pep_evidence as evidence
 from fedbounds.theory.fednmap import recovered
 from fedbounds.theory.registry import get_claim
@@ -132,7 +132,7 @@ assert nz.any() and (~nz).any()  # both cases occur in the sample
 # * server: $z_1=z_0-\eta_s\eta_aQ\,\bar y$, $\bar y=\frac1n\sum_iy_i$ (so $\hat\eta=\eta_s\eta_aQ$);
 # * corrections: $c_{i,1}=c_{i,0}-y_i+\bar y$.
 #
-# **The PEP** (measure (a) of `fedbounds.checks.fednmap.pep`, one round):
+# **The PEP** (measure (a) of `fedbounds.checks.fednmap.pep.encoding`, one round):
 # $$w=\max\ \lVert\mathrm F_{\rm nor}(z_0)\rVert^2\quad\text{s.t.}\quad\mathcal L(z_0,c_0)-\mathcal L(z_1,c_1)\le1,$$
 # over every $f_1,f_2,h$ of the class and every $z_0$. By homogeneity (section 4), $w$ is the worst ratio
 # $\lVert\mathrm F_{\rm nor}(z_0)\rVert^2/(\mathcal L_0-\mathcal L_1)$, so the descent with coefficient $d$ holds over the whole class iff $w\,d\le1$,
@@ -338,7 +338,7 @@ assert abs(vals[b1] / vals[b0] - b1 / b0) < 1e-4 * (b1 / b0)
 # * **`inconclusive`**: anything else (an inaccurate status, a failure, a disagreement). It never counts for a bound, and its
 #   numbers are not evidence.
 #
-# The committed grid (`python -m fedbounds.checks.fednmap.pep_grid --write`, stored in `fedbounds.theory.fednmap.pep_evidence`)
+# The committed grid (`python -m fedbounds.checks.fednmap.pep.grid --write`, stored in `fedbounds.theory.fednmap.pep_evidence`)
 # runs at **Theorem 5's steps**: $L=1$, $\rho=0.1$, $\gamma$ Theorem 5's largest, $\eta_a=k\,\eta_a^{\max}$, so $\hat\eta=k\,\hat\eta^{\max}$
 # ($k=1$: the printed steps). Its `DESCENT` table is the ratio $w\,dT$ at $(\mathcal C_0,\mathcal C_c)=(1,1)$. We re-solve one certified
 # row with a Gram matrix of size at most 9.
@@ -384,7 +384,7 @@ else:
 # * `SMALLEST_C0`: for each grid point and $\mathcal C_c$, the smallest $\mathcal C_0$ the search certifies (`smallest_constants`).
 #   It must be monotone in $n$ ($n=2$ contains every $n=1$ instance), and at some points of the committed table it is not: the
 #   search that wrote it counted an undecided probe as failing. The searches now use three-valued probes
-#   (`fedbounds.checks.core.threshold`) and report windows; the broken points are recomputed below;
+#   (`fedbounds.checks.verdicts.threshold`) and report windows; the broken points are recomputed below;
 # * `STEPS`: the largest multiplier $k$ of Theorem 5's printed $(\hat\eta,\eta_a)$ at which some $(\mathcal C_0,\mathcal C_c)$ of
 #   `META["step_constants"]` certifies the descent (`largest_certified_step`; the search starts at $k=16$).
 
@@ -556,7 +556,7 @@ assert rep.solver_status == "optimal" and rep.rel_error < 1e-5
 #   are). `fedbounds claims --id <id>` prints their evidence.
 #
 # **The $\mathcal C_0$ window.** At $T=1$ from free corrections (the per-round form, which telescopes to every $T$), steps $16\times$
-# the printed ones, $\mathcal C_c=1$ (`python -m fedbounds.checks.fednmap.pep_window --write`, committed as
+# the printed ones, $\mathcal C_c=1$ (`python -m fedbounds.checks.fednmap.pep.window --write`, committed as
 # `theory/fednmap/pep_c0_window.json`): the ratio $w\,d$ over $\mathcal C_0$, and both ends of the window where it is $\le1$.
 
 # %%

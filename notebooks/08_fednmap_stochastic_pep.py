@@ -23,7 +23,7 @@
 #
 # This notebook takes the simplest round, $n=Q=1$ (one client, one local step: the correction is $0$ and the round is one
 # step of norM-SGD, $z_1=z_0-\hat\eta(\mathrm F_{\rm nor}(z_0)+e)$), and
-# (1) writes its PEP by hand with PEPit and checks it against `fedbounds.checks.fednmap.spep`;
+# (1) writes its PEP by hand with PEPit and checks it against `fedbounds.checks.fednmap.spep.encoding`;
 # (2) derives a lower bound by hand on quadratics (sympy) and checks that the PEP lies above it;
 # (3) compares with the package's sign-pattern lower bound; (4) translates the certified $K^*$ into Theorem 8's floor.
 
@@ -31,7 +31,7 @@
 import math
 
 import sympy as sp
-from fedbounds.checks.fednmap.spep_checks import point_steps, round_noise, theorem8_comparison
+from fedbounds.checks.fednmap.spep.constants import point_steps, round_noise, theorem8_comparison
 
 L, RHO = 1.0, 0.1
 C_0 = 1.0

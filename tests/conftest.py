@@ -58,8 +58,8 @@ class _SharedResults:
         return self.memo.get(check_id)
 
     def _compute(self, check_id: str) -> Any:
-        from fedbounds.checks.core.profiles import QUICK
         from fedbounds.checks.registry import CheckContext, get_check
+        from fedbounds.checks.runtime.profiles import QUICK
 
         res = get_check(check_id).func(CheckContext(profile=QUICK, seed=0))
         path, _ = self._paths(check_id)

@@ -30,8 +30,8 @@ def test_site_builds_strict_with_an_api_reference_per_layer(tmp_path: Path) -> N
         ("theory", "fedbounds.theory.feasibility.feasibility"),
         ("algorithms", "fedbounds.algorithms.fednmap"),
         ("checks", "fedbounds.checks.pep.solve.certify"),
-        ("pep-examples", "fedbounds.checks.fednmap.pep_examples.wc_fednmap_descent"),
-        ("pep-examples", "fedbounds.checks.ds_fedproxgrad.pep_examples.wc_ds_fedproxgrad_lemma52"),
+        ("pep-examples", "fedbounds.checks.fednmap.pep.examples.wc_fednmap_descent"),
+        ("pep-examples", "fedbounds.checks.ds_fedproxgrad.pep.examples.wc_ds_fedproxgrad_lemma52"),
     ]:
         assert f'id="{anchor}"' in pages[page], f"api/{page}: no {anchor}"
     # the docstring is rendered, not only the heading

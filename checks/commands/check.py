@@ -10,7 +10,7 @@ report.json in the output folder therefore always describes the plots beside it;
 the previous report as it was.
 
 The first line of output comes before the heavy imports: the claims, the profile, the processes and an estimate of
-the time, from the cost table that benchmarks/bench_quick_check.py measures (:mod:`fedbounds.checks.core.costs`).
+the time, from the cost table that benchmarks/bench_quick_check.py measures (:mod:`fedbounds.checks.runtime.costs`).
 ``--jobs N`` runs the claims in N spawned worker processes, longest first; the report is the serial one (each
 claim is seeded from the same context wherever it runs), only faster.
 """
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fedbounds.checks.commands import path_arg, seed_arg
-from fedbounds.checks.core import costs
-from fedbounds.checks.core.profiles import PROFILES, Profile, get_profile
+from fedbounds.checks.runtime import costs
+from fedbounds.checks.runtime.profiles import PROFILES, Profile, get_profile
 
 if TYPE_CHECKING:  # the registry imports numpy/scipy/sympy: the first line is printed before that
     from fedbounds.checks.registry import CheckResult, CheckSpec
@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output folder for report.json and plots (default: reports/)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="base seed of every Monte Carlo run (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    from fedbounds.checks.core.table import add_width_option
+    from fedbounds.checks.report.table import add_width_option
 
     add_width_option(parser)
     parser.add_argument("--jobs", default="auto", type=jobs_arg, metavar="N",
@@ -81,12 +81,12 @@ def run_checks(specs: list[CheckSpec], ctx_kwargs: dict, progress: bool = True, 
     ``specs`` whatever ``jobs`` is.
 
     ``jobs`` > 1 runs the claims in that many worker processes (:func:`_run_parallel`), the longest first (by the cost
-    table of :mod:`fedbounds.checks.core.costs`). Each claim gets the same context (profile, seed) as in a serial run
+    table of :mod:`fedbounds.checks.runtime.costs`). Each claim gets the same context (profile, seed) as in a serial run
     and every Monte Carlo run is seeded from it, so the results are the same; the per-process cache of shared runs
-    (:mod:`fedbounds.checks.core.cache`) only saves time. BLAS runs single-threaded in both modes (the matrices are
+    (:mod:`fedbounds.checks.runtime.cache`) only saves time. BLAS runs single-threaded in both modes (the matrices are
     small; a second thread per process only spins, and both modes then do the same floating-point operations)."""
-    from fedbounds.checks.core.progress import LineProgress
-    from fedbounds.checks.core.progress import progress as make_progress
+    from fedbounds.checks.report.progress import LineProgress
+    from fedbounds.checks.report.progress import progress as make_progress
 
     bar = make_progress(len(specs), unit="claim", enabled=progress)
 
@@ -223,7 +223,7 @@ def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> 
             results[i] = res
             done(specs[i], res)
     except BaseException:
-        from fedbounds.checks.core.pool import abort
+        from fedbounds.checks.runtime.pool import abort
 
         abort(pool)
         raise
@@ -243,15 +243,15 @@ def selected_checks(claims: list[str] | None) -> list[CheckSpec]:
 def prepare_out(out: Path) -> Path:
     """Create the output folder and a staging folder inside it (which proves it writable); returns the staging
     folder. Raises OSError naming the folder when it cannot be used."""
-    from fedbounds.checks.core.install import staging
+    from fedbounds.checks.runtime.install import staging
 
     return staging(out, "check")
 
 
 def install(tmp: Path, out: Path) -> tuple[Path, list[Path]]:
-    """Move the report written in ``tmp`` into ``out`` (:func:`fedbounds.checks.core.install.install`): report.json
+    """Move the report written in ``tmp`` into ``out`` (:func:`fedbounds.checks.runtime.install.install`): report.json
     last, the previous report kept until the new one is whole. Returns (report.json, plots) at their final places."""
-    from fedbounds.checks.core.install import install as install_files
+    from fedbounds.checks.runtime.install import install as install_files
 
     old = [*sorted(_listed_plots(out / "report.json")), "index.html"]
     new = [*sorted(_listed_plots(tmp / "report.json")), *(["index.html"] if (tmp / "index.html").exists() else [])]
@@ -303,8 +303,8 @@ def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] |
 
 
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
-    from fedbounds.checks.core.html import write_index_html
-    from fedbounds.checks.core.report import format_table, run_metadata, write_report
+    from fedbounds.checks.report.html import write_index_html
+    from fedbounds.checks.report.suite import format_table, run_metadata, write_report
 
     started = run_metadata()  # the commit and date the run starts from
     t0 = time.perf_counter()

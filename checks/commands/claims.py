@@ -2,7 +2,7 @@
 
 Default output is a table (id, label, status, short statement, depends on); ``--latex`` prints each claim's
 LaTeX, ``--json`` a JSON list of the claims (:meth:`fedbounds.theory.core.claims.Claim.to_dict`, plus ``two_x``: what
-would catch a 2x error in the printed constant, :func:`fedbounds.checks.core.two_x.detection`). ``--paper`` and
+would catch a 2x error in the printed constant, :func:`fedbounds.checks.verdicts.two_x.detection`). ``--paper`` and
 ``--status`` filter; ``--id`` shows one claim in full.
 """
 
@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from fedbounds.checks.core.table import add_width_option, render_table
+from fedbounds.checks.report.table import add_width_option, render_table
 from fedbounds.theory.core.claims import PAPERS, Claim, Status
 from fedbounds.theory.core.printing import text
 from fedbounds.theory.registry import load_papers
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(args: argparse.Namespace, claims: list[Claim]) -> None:
     if args.json:
-        from fedbounds.checks.core.two_x import detection
+        from fedbounds.checks.verdicts.two_x import detection
 
         json.dump([{**c.to_dict(), "two_x": detection(c)} for c in claims], sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -52,7 +52,7 @@ def _groups() -> dict[str, list[Any]]:
 
 
 def _certifiers() -> dict[str, Any]:
-    """theorem -> the checks-layer module that can certify its steps now (a paper's ``feasibility_pep``, optional)."""
+    """theorem -> the checks-layer module that can certify its steps now (a paper's ``pep.feasibility``, optional)."""
     import importlib
 
     from fedbounds.checks.registry import PAPER_PACKAGES
@@ -60,9 +60,9 @@ def _certifiers() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for package in PAPER_PACKAGES:
         try:
-            module = importlib.import_module(f"{package}.feasibility_pep")
+            module = importlib.import_module(f"{package}.pep.feasibility")
         except ModuleNotFoundError as exc:
-            if exc.name != f"{package}.feasibility_pep":
+            if exc.name != f"{package}.pep.feasibility":
                 raise
             continue
         out.update(dict.fromkeys(getattr(module, "THEOREMS", ()), module))
@@ -143,7 +143,7 @@ def _check_options(args: argparse.Namespace) -> None:
         if args.axes is not None:
             raise ValueError("--axes needs --plot FILE (it picks the plane of the feasible-region plot)")
         return
-    from fedbounds.checks.core.feasibility_plot import check_plot_path
+    from fedbounds.checks.report.feasibility_plot import check_plot_path
 
     check_plot_path(args.plot)
 
@@ -182,7 +182,7 @@ def _certified_now(result: Any, sections: tuple[Any, ...]) -> tuple[Any, ...]:
                 f"{data.get('form', 'grid')}; binding T = {data['T_binding']}, (C_0, C_c) = ({data['C_0']:g}, {data['C_c']:g})",
             ]
             if "cpu_seconds" in data:
-                lines.append(f"  computed now: {data['cpu_seconds']:g} CPU s (fedbounds.checks.fednmap.feasibility_pep)")
+                lines.append(f"  computed now: {data['cpu_seconds']:g} CPU s (fedbounds.checks.fednmap.pep.feasibility)")
         else:
             lines = [f"  not covered: {data['reason']}"]
         out.append(type(sec)(sec.key, sec.title, tuple(lines), data, sec.latex if data.get("form") == "committed grid" else ""))
@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         sections = _certified_now(result, sections)
     plot_message = None
     if args.plot is not None:
-        from fedbounds.checks.core.feasibility_plot import draw_region
+        from fedbounds.checks.report.feasibility_plot import draw_region
 
         if not result.region_symbols:
             raise ValueError(f"{name} declares no region to plot (TheoremSpec.region; docs/adding-a-paper.md §4)")

@@ -30,8 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report and print the paths."""
-    from fedbounds.checks.core.html import write_index_html
-    from fedbounds.checks.core.install import install, staging
+    from fedbounds.checks.report.html import write_index_html
+    from fedbounds.checks.runtime.install import install, staging
     from fedbounds.checks.sweep.report import write_report
     from fedbounds.checks.sweep.store import check_store_path
 

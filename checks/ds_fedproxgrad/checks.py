@@ -31,12 +31,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.core.adversarial import Dimension, calibrated_scale, search_worst
-from fedbounds.checks.core.controls import control, why_not
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.search import smallest_violating_factor
-from fedbounds.checks.core.stats import mean_ci
-from fedbounds.checks.core.verdict import HOLDS, INCONCLUSIVE, VIOLATED, Verdict, compare
 from fedbounds.checks.ds_fedproxgrad.common import (
     DEFAULT_INSTANCE,
     FRESH_SEED,
@@ -56,6 +50,12 @@ from fedbounds.checks.ds_fedproxgrad.common import (
     xi_per_round,
 )
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.verdicts.adversarial import Dimension, calibrated_scale, search_worst
+from fedbounds.checks.verdicts.controls import control, why_not
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.search import smallest_violating_factor
+from fedbounds.checks.verdicts.stats import mean_ci
+from fedbounds.checks.verdicts.verdict import HOLDS, INCONCLUSIVE, VIOLATED, Verdict, compare
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
@@ -132,7 +132,7 @@ def _schedule_power(problem, alpha: float = 0.6) -> dict:
 
 
 def _smallest_violation(verdict_at: Callable[[float], Verdict], k_max: float) -> tuple[float, Verdict, list]:
-    """:func:`fedbounds.checks.core.search.smallest_violating_factor` from k = 2 up to ``k_max`` (a violated but
+    """:func:`fedbounds.checks.verdicts.search.smallest_violating_factor` from k = 2 up to ``k_max`` (a violated but
     diverged run counts as too far); when none is found, the verdict at the last factor tried."""
     k, v, tried = smallest_violating_factor(verdict_at, first=2.0, cap=k_max, refine=4)
     if v is None or k is None:
@@ -393,9 +393,9 @@ def thm53_sum_form(problem, rec, sigma2: float, level: float, scale: float = 1.0
     horizons: holds when every upper bound is <= 0, violated when one lower bound is > 0. ``scale`` multiplies the
     right-hand side (the control: 1/2, the constant 4 printed as 2). ``details["slope"]``: the fitted log-log slope of
     the eta-weighted average sum eta_r E||grad F||^2 / sum eta_r against R, beside the rate -(1 - alpha) of the bound."""
-    from fedbounds.checks.core.verdict import slack_of
     from fedbounds.checks.ds_fedproxgrad.common import r0_of
     from fedbounds.checks.ds_fedproxgrad.decaying import decaying_bound_at
+    from fedbounds.checks.verdicts.verdict import slack_of
 
     T = rec.rounds
     vals = measured_constants(problem, rec, sigma2=sigma2)

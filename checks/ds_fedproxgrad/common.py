@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from fedbounds.checks.core.adversarial import Dimension, WorstCase, calibrated_scale, search_worst
-from fedbounds.checks.core.cache import cached
-from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.formulas import evaluate, function_of
-from fedbounds.checks.core.verdict import Verdict, compare
+from fedbounds.checks.runtime.cache import cached
+from fedbounds.checks.verdicts.adversarial import Dimension, WorstCase, calibrated_scale, search_worst
+from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.formulas import evaluate, function_of
+from fedbounds.checks.verdicts.verdict import Verdict, compare
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
@@ -206,7 +206,7 @@ def searched(space: Sequence[Dimension]) -> dict:
 
 def evaluate_array(expr: sp.Expr, values: Mapping[sp.Symbol, Any]) -> np.ndarray:
     """``expr`` (a rational expression: no math functions) at array-valued ``values``, elementwise (the same
-    lambdified formula :func:`fedbounds.checks.core.formulas.evaluate` uses, fed numpy arrays)."""
+    lambdified formula :func:`fedbounds.checks.verdicts.formulas.evaluate` uses, fed numpy arrays)."""
     syms = tuple(sorted(sp.sympify(expr).free_symbols, key=lambda s: s.name))
     f = function_of(expr, syms)
     return np.asarray(f(*(np.asarray(values[s], dtype=float) for s in syms)), dtype=float)

@@ -33,10 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.core.adversarial import Dimension
-from fedbounds.checks.core.formulas import evaluate, function_of
-from fedbounds.checks.core.stats import mean_ci
-from fedbounds.checks.core.verdict import HOLDS, INCONCLUSIVE, VIOLATED, Verdict, decide, slack_of
 from fedbounds.checks.ds_fedproxgrad.common import (
     DEFAULT_INSTANCE,
     INSTANCE_DIMS,
@@ -50,6 +46,10 @@ from fedbounds.checks.ds_fedproxgrad.common import (
     xi_per_round,
 )
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.verdicts.adversarial import Dimension
+from fedbounds.checks.verdicts.formulas import evaluate, function_of
+from fedbounds.checks.verdicts.stats import mean_ci
+from fedbounds.checks.verdicts.verdict import HOLDS, INCONCLUSIVE, VIOLATED, Verdict, decide, slack_of
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
@@ -67,7 +67,7 @@ HORIZONS = 8
 
 def decaying_bound_at(values: Mapping[Any, Any]) -> np.ndarray:
     """``formulas.decaying_bound`` at ``values`` (``S.R`` and ``S.r_0`` integers, the sum's limits; ``S.Delta_r0`` may be
-    an array): the theory's expression through :func:`fedbounds.checks.core.formulas.function_of` (its Sum is the
+    an array): the theory's expression through :func:`fedbounds.checks.verdicts.formulas.function_of` (its Sum is the
     lambdified Python sum over r = r_0..R, so the limits stay integers)."""
     expr = dc.decaying_bound
     syms = tuple(sorted(expr.free_symbols, key=lambda s: s.name))
@@ -118,7 +118,7 @@ class MinMeasured(Measured):
 
 
 def _reported(rows: list[tuple], statuses: list, slacks: np.ndarray) -> tuple[int, Any]:
-    """The reported horizon, as :func:`fedbounds.checks.core.verdict.compare` picks its point: the violated one with the
+    """The reported horizon, as :func:`fedbounds.checks.verdicts.verdict.compare` picks its point: the violated one with the
     largest relative lower-bound excess, else (all hold) the least slack, else the largest relative upper-bound excess."""
     def excess(col: int, status: Any) -> list[float]:
         return [(r[col] - r[3]) / max(abs(r[3]), 1e-300) if st == status else -np.inf for r, st in zip(rows, statuses)]

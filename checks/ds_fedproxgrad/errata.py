@@ -31,10 +31,6 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from fedbounds.checks.core.adversarial import Dimension
-from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.verdict import Verdict, decide
 from fedbounds.checks.ds_fedproxgrad.checks import _budget, lemma5_2_verdict
 from fedbounds.checks.ds_fedproxgrad.common import (
     DEFAULT_INSTANCE,
@@ -50,6 +46,10 @@ from fedbounds.checks.ds_fedproxgrad.common import (
     x0_at,
 )
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.verdicts.adversarial import Dimension
+from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.verdict import Verdict, decide
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 

@@ -18,12 +18,12 @@ past 1/(6 L_F); here gamma_r = 0 and every round counts.
 
 from __future__ import annotations
 
-from fedbounds.checks.core.scope import scope_of
-from fedbounds.checks.core.search import doubling_search, record_search
-from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.ds_fedproxgrad.checks import _eta_max, lemma5_2_verdict
 from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.verdicts.scope import scope_of
+from fedbounds.checks.verdicts.search import doubling_search, record_search
+from fedbounds.checks.verdicts.verdict import Verdict
 
 
 def _lemma52_at(ctx: CheckContext, factor: float, T: int) -> Verdict:

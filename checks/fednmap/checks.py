@@ -18,7 +18,7 @@
 * ``fednmap.nat_nor_relation`` ([D], section 3): (1 - gamma rho) ||F_nat(prox z)|| <= gamma ||F_nor(z)||,
   pointwise at every round and replica of whole trajectories (a deterministic statement: exact verdicts).
 
-Negative controls (design.md, principle 3; :func:`fedbounds.checks.core.controls.control`): each changes one
+Negative controls (design.md, principle 3; :func:`fedbounds.checks.verdicts.controls.control`): each changes one
 thing and records it, and where the violation occurred. The "bound / k" controls are calibrated, k = 2 / worst
 ratio, from the worst case searched (:mod:`fedbounds.checks.fednmap.worst`) and from the default experiment
 itself (re-run with fresh Monte Carlo noise); step controls take the smallest step past the condition that breaks
@@ -30,14 +30,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from fedbounds.checks.core.adversarial import calibrated_scale
-from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.profiles import Profile
-from fedbounds.checks.core.scope import at_values
-from fedbounds.checks.core.search import smallest_violating_factor
-from fedbounds.checks.core.stats import mean_ci
-from fedbounds.checks.core.verdict import VIOLATED, Verdict, compare, decide
 from fedbounds.checks.fednmap import worst
 from fedbounds.checks.fednmap.common import (  # noqa: F401 (exact_gap, fednmap_run, theorem8_*: re-exported)
     C_C,
@@ -60,6 +52,14 @@ from fedbounds.checks.fednmap.common import (  # noqa: F401 (exact_gap, fednmap_
 )
 from fedbounds.checks.fednmap.strict_form import exact_gaps, heterogeneity_at_optimum, strict_form_control, theorem8_exact
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.runtime.profiles import Profile
+from fedbounds.checks.verdicts.adversarial import calibrated_scale
+from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.scope import at_values
+from fedbounds.checks.verdicts.search import smallest_violating_factor
+from fedbounds.checks.verdicts.stats import mean_ci
+from fedbounds.checks.verdicts.verdict import VIOLATED, Verdict, compare, decide
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 

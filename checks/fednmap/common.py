@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from fedbounds.checks.core.cache import cached
-from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.runtime.cache import cached
+from fedbounds.checks.verdicts.formulas import evaluate
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 

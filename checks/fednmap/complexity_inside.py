@@ -50,14 +50,14 @@ def inside_rounds(n: int, Q: int, *, correction: bool = True, zeta: float = ZETA
 
 
 def _register() -> None:
-    from fedbounds.checks.core.controls import control
-    from fedbounds.checks.core.verdict import Verdict
     from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+    from fedbounds.checks.verdicts.controls import control
+    from fedbounds.checks.verdicts.verdict import Verdict
 
     cid = "fednmap.theorem8.complexity_inside"
 
     def verdict(label: str, pts: list[tuple[int, int, dict]]) -> Verdict:
-        from fedbounds.checks.sweep.closed_form_study import fit_slope
+        from fedbounds.checks.studies.exact import fit_slope
 
         never = [(n, Q) for n, Q, r in pts if r["rounds"] is None]
         at = [{k: float(v) for k, v in r["at"].items()} for _, _, r in pts]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fedbounds.checks.core.formulas import evaluate
+from fedbounds.checks.verdicts.formulas import evaluate
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fm
 

@@ -18,16 +18,16 @@ measured stand-in for the lost constant; the bound grows with C_0, so it is 0 wh
 from __future__ import annotations
 
 import numpy as np
-from fedbounds.checks.core.cache import cached
-from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.scope import at_values
-from fedbounds.checks.core.stats import mean_ci
-from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.checks.fednmap.checks import FRESH, SIGMA2, _searched, theorem8_curve, theorem8_values
 from fedbounds.checks.fednmap.common import checkpoints, gaussian_oracle, make_instance, pl_constant, theorem5_parameters, theorem8_start
 from fedbounds.checks.fednmap.strict_form import lyapunov_replay
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.runtime.cache import cached
+from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.scope import at_values
+from fedbounds.checks.verdicts.stats import mean_ci
+from fedbounds.checks.verdicts.verdict import Verdict, compare
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 

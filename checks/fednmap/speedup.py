@@ -9,7 +9,7 @@ measurement (:func:`rounds_to_target`, imported by the sweeps) and the check bui
 from __future__ import annotations
 
 import numpy as np
-from fedbounds.checks.core.stats import mean_ci
+from fedbounds.checks.verdicts.stats import mean_ci
 
 __all__ = ["rounds_to_target", "target_curve"]
 
@@ -62,7 +62,7 @@ def bootstrap_slope(xs: list[float], curves: list[np.ndarray], target: float, *,
     curve is (rounds + 1, R); replicas are resampled independently per configuration. Returns (fit or None,
     rounds per configuration, low, high, fraction of bootstrap draws in which every configuration reached
     the target)."""
-    from fedbounds.checks.core.stats import loglog_slope
+    from fedbounds.checks.verdicts.stats import loglog_slope
 
     rounds = [rounds_to_target(c, target) for c in curves]
     if any(r is None or r == 0 for r in rounds):
@@ -98,8 +98,8 @@ SPEEDUP_SETUP = {"heterogeneity": 3.0, "hessian_het": 0.8, "sigma2": 1.0, "n0": 
 
 def _speedup_params(engine: str, extra: dict, gamma: float, eta_hat: float, eta_a: float, Q: int) -> dict:
     """Parameters at effective step eta_hat = eta_s eta_a Q (eta_s from the theory's definition)."""
-    from fedbounds.checks.core.formulas import evaluate
     from fedbounds.checks.fednmap.common import _ETA_S
+    from fedbounds.checks.verdicts.formulas import evaluate
     from fedbounds.theory.core import symbols as S
 
     eta_s = evaluate(_ETA_S, {S.eta_hat: eta_hat, S.eta_a: eta_a, S.Q: Q})
@@ -110,8 +110,8 @@ def _speedup_params(engine: str, extra: dict, gamma: float, eta_hat: float, eta_
 
 def _gap_curve(engine: str, problem, params: dict, *, rounds: int, replicas: int, seed: int, sigma2: float) -> np.ndarray:
     from fedbounds.algorithms.run import run
-    from fedbounds.checks.core.cache import cached
     from fedbounds.checks.fednmap.common import gaussian_oracle
+    from fedbounds.checks.runtime.cache import cached
 
     key = ("speedup", engine, problem.name, repr(sorted((k, str(v)) for k, v in params.items())), rounds, replicas, seed, sigma2)
 
@@ -128,7 +128,7 @@ def _gap_curve(engine: str, problem, params: dict, *, rounds: int, replicas: int
 
 def _sweep_verdict(name: str, xs: list[int], curves: list[np.ndarray], target: float, *, axis: str, seed: int, level: float,
                    band: float, B: int):
-    from fedbounds.checks.core.verdict import Verdict
+    from fedbounds.checks.verdicts.verdict import Verdict
 
     fit, rounds, lo, hi, frac = bootstrap_slope([float(x) for x in xs], curves, target, B=B, seed=seed, level=level)
     details = {"axis": axis, "values": xs, "rounds_to_target": rounds, "target": target, "band": [-1 - band, -1 + band],
@@ -174,7 +174,7 @@ def _speedup_control(name: str, axis: str, xs: list[int], curves: list[np.ndarra
     """A speedup sweep of another algorithm recorded as a control: the one thing changed (the correction, or the
     normal-map update replaced by FedAvg's), where it failed (a configuration that never reaches the target, or
     the slope), and divergence (a diverged run ends in an inf row, see _gap_curve)."""
-    from fedbounds.checks.core.controls import control
+    from fedbounds.checks.verdicts.controls import control
 
     diverged = [x for x, c in zip(xs, curves) if not np.all(np.isfinite(c[-1]))]
     never = [x for x, r in zip(xs, v.details["rounds_to_target"]) if r is None]

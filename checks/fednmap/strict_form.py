@@ -1,4 +1,4 @@
-"""Theorem 8's strict form in exact rational arithmetic (issue 22, item 3): where the corrections start matters.
+"""Theorem 8's strict form in exact rational arithmetic (docs/provenance.md): where the corrections start matters.
 
 The instance: two clients on the line, f_i(x) = a_i x^2/2 - b_i x with curvatures a = (1, 1/2) and b = (1, -1)
 (heterogeneous minimisers), phi = 0, Q = 2, sigma = 0, Theorem 5's largest steps (L = 1, rho = 0) taken as the
@@ -23,9 +23,9 @@ import numpy as np
 import sympy as sp
 from fedbounds.algorithms.fednmap import FedNMap, FedNMapState
 from fedbounds.algorithms.run import Context
-from fedbounds.checks.core.controls import THEOREM, control
-from fedbounds.checks.core.verdict import Verdict
 from fedbounds.checks.fednmap.common import theorem5_parameters
+from fedbounds.checks.verdicts.controls import THEOREM, control
+from fedbounds.checks.verdicts.verdict import Verdict
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 

@@ -17,12 +17,12 @@ theorem's maximum) and the smallest violating factor.
 
 from __future__ import annotations
 
-from fedbounds.checks.core.scope import at_values
-from fedbounds.checks.core.search import MAX_DOUBLINGS, doubling_search, record_search
-from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.checks.fednmap.checks import _start, fednmap_run, theorem8_curve, theorem8_values
 from fedbounds.checks.fednmap.common import checkpoints, make_instance, theorem5_parameters
 from fedbounds.checks.registry import CheckContext, CheckResult, Curve, Plot, register
+from fedbounds.checks.verdicts.scope import at_values
+from fedbounds.checks.verdicts.search import MAX_DOUBLINGS, doubling_search, record_search
+from fedbounds.checks.verdicts.verdict import Verdict, compare
 from fedbounds.theory.core import symbols as S
 
 

@@ -1,7 +1,7 @@
 """Worst cases of FedNMap's quantitative claims, searched over what their hypotheses allow (design.md,
-principle 4; issue 12, item 3), and the calibrated negative controls built from them (principle 3).
+principle 4), and the calibrated negative controls built from them (principle 3).
 
-Each claim's search (:func:`fedbounds.checks.core.adversarial.search_worst`, differential evolution on the unit
+Each claim's search (:func:`fedbounds.checks.verdicts.adversarial.search_worst`, differential evolution on the unit
 cube, seeded) maximises observed / bound over:
 
 * the instance family (the linear-Gaussian ones, ``ridge`` and ``smooth``, so that every evaluation is an exact
@@ -37,11 +37,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.core.adversarial import Dimension, WorstCase, calibrated_scale, search_worst
-from fedbounds.checks.core.cache import cached
-from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.verdict import Verdict, compare
 from fedbounds.checks.fednmap.common import (
     FedNMapSetup,
     Start,
@@ -56,6 +51,11 @@ from fedbounds.checks.fednmap.common import (
     theorem8_values,
 )
 from fedbounds.checks.registry import CheckContext
+from fedbounds.checks.runtime.cache import cached
+from fedbounds.checks.verdicts.adversarial import Dimension, WorstCase, calibrated_scale, search_worst
+from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.verdict import Verdict, compare
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fc
 

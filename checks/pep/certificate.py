@@ -492,7 +492,7 @@ def stored(digest: str, store: Path | None = None) -> Path:
 
 
 def _write(path: Path, cert: Mapping[str, Any]) -> None:
-    from fedbounds.checks.core.install import write_atomic
+    from fedbounds.checks.runtime.install import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, gzip.compress(json.dumps(cert, separators=(",", ":")).encode(), mtime=0))

@@ -76,7 +76,7 @@ def sgd_step_scenario_pep(L: float, eta: float, solvers: Sequence[str] = DEFAULT
         pats = sign_patterns(1)
         mean_f1 = sum(f(x0 - eta * (g0 + s * u)) for (s,) in pats) / len(pats)
         problem.set_performance_metric(mean_f1 - f0 + eta * (1 - L * eta / 2) * g0**2)
-        return problem, {"z0": x0, "u0": u, "f0": f}  # for a replay (fedbounds.checks.fednmap.spep_replay)
+        return problem, {"z0": x0, "u0": u, "f0": f}  # for a replay (fedbounds.checks.fednmap.spep.replay)
 
     return certify(build, solvers=solvers)
 

@@ -469,7 +469,7 @@ def certificate_record(cert: Certificate) -> dict[str, Any]:
 
 def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, *, relaxed: bool = False,
                 **details: Any) -> Any:
-    """A :class:`fedbounds.checks.core.verdict.Verdict` for the claim ``worst case <= bound`` from a certificate.
+    """A :class:`fedbounds.checks.verdicts.verdict.Verdict` for the claim ``worst case <= bound`` from a certificate.
 
     The status is :func:`verdict`'s (never ``holds`` unless certified, never ``violated`` on an upper bound alone);
     ``observed`` is the certified worst case (+inf when unbounded, nan when inconclusive), ``ci_high`` the same upper
@@ -478,8 +478,8 @@ def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, *
     what a violation rests on (``violation_evidence``), so the report shows the worst case, the paper's bound, their
     ratio, the solver statuses and the duality gaps.
     """
-    from fedbounds.checks.core.verdict import Verdict, slack_of
     from fedbounds.checks.pep.lower import primal_lower
+    from fedbounds.checks.verdicts.verdict import Verdict, slack_of
 
     status = verdict(cert, bound, relaxed=relaxed)
     observed = math.nan if cert.value is None else float(cert.value)

@@ -1,4 +1,4 @@
-"""Resumable experiment grids (issue 8): a TOML spec, a SQLite store keyed by each cell's configuration hash,
+"""Resumable experiment grids (docs/sweep-store.md): a TOML spec, a SQLite store keyed by each cell's configuration hash,
 local-process or Dask execution, and the speedup report.
 
 - :mod:`fedbounds.checks.sweep.spec`: parse and validate a spec; expand it into cells (configuration + seed + key).

@@ -33,7 +33,7 @@ def prepare() -> None:
     import fedbounds.algorithms.instances
     import fedbounds.algorithms.run
     import fedbounds.checks.fednmap.speedup
-    import fedbounds.checks.sweep.efficiency
+    import fedbounds.checks.studies.fednmap_speedup
 
     try:
         import fedbounds.algorithms.oracles  # noqa: F401
@@ -166,7 +166,7 @@ def compute_study_cell(config: Mapping[str, Any]) -> dict[str, Any]:
     """One cell of the linear-speedup study, decided with as few replicas as it needs.
 
     Like :func:`compute_cell`, plus: ``params.method`` names the algorithm (a key of :data:`METHODS`), and
-    ``params.efficiency`` holds the settings of :mod:`fedbounds.checks.sweep.efficiency` (common random
+    ``params.efficiency`` holds the settings of :mod:`fedbounds.checks.studies.fednmap_speedup` (common random
     numbers, antithetic pairs, sequential replicas with ``replicas`` as the block size, exact moments). Only the
     target metric is recorded. The result adds ``decision`` (reached / not_reached / diverged / undecided),
     ``replicas_used``, ``units``, ``blocks``, ``rtt_ci`` (percentile bootstrap), ``rtt_boot`` (the bootstrap
@@ -174,7 +174,7 @@ def compute_study_cell(config: Mapping[str, Any]) -> dict[str, Any]:
     and interval)."""
     from fedbounds.algorithms.instances import make_instance
     from fedbounds.algorithms.run import run
-    from fedbounds.checks.sweep.efficiency import (
+    from fedbounds.checks.studies.fednmap_speedup import (
         AntitheticOracle,
         engine_seed,
         exact_target_curve,

@@ -11,7 +11,7 @@ log Q (at fixed n) should have slope -1. For every spec in the store this module
   rounds among those whose every seed reached the target;
 - ``slopes.csv`` and ``<spec>_rounds_vs_<axis>.png``: rounds against each axis on log-log scales, one line
   per value of the other axes, with the OLS slope of log rounds on log axis over all seeds and its t-interval
-  (:func:`fedbounds.checks.core.stats.loglog_slope`), and a reference line of the expected slope; with two or more axes also
+  (:func:`fedbounds.checks.verdicts.stats.loglog_slope`), and a reference line of the expected slope; with two or more axes also
   ``<spec>_rounds_vs_product.png`` (rounds against n*Q in ONE panel: one line per method or other grid value,
   its fitted slope rounded to 2 decimals in the legend).
 
@@ -125,7 +125,7 @@ def pool_points(rows: Iterable[CellRow], grid_keys: Sequence[str], tune: Sequenc
     """Pool the seeds of every grid point, then, for every point of the grid without the ``tune`` keys, keep
     the candidate with the fewest mean rounds among the complete ones (or, if none is complete, the one with
     the most seeds that reached the target, marked incomplete)."""
-    from fedbounds.checks.core.stats import mean_ci
+    from fedbounds.checks.verdicts.stats import mean_ci
 
     by_point: dict[str, Point] = {}
     for row in rows:
@@ -167,7 +167,7 @@ def pool_points(rows: Iterable[CellRow], grid_keys: Sequence[str], tune: Sequenc
 
 def _fit(points: Sequence[Point], xkey: str | Sequence[str], level: float) -> tuple[Any, int]:
     """loglog_slope over every seed of the complete points; returns (SlopeFit or None, excluded count)."""
-    from fedbounds.checks.core.stats import loglog_slope
+    from fedbounds.checks.verdicts.stats import loglog_slope
 
     keys = [xkey] if isinstance(xkey, str) else list(xkey)
     xs, ys = [], []

@@ -251,9 +251,9 @@ class _PoolBackend(_Backend):
         return set(done)
 
     def close(self, abort: bool = False) -> None:
-        """Shut the pool down; on ``abort`` kill the workers first (:func:`fedbounds.checks.core.pool.abort`)."""
+        """Shut the pool down; on ``abort`` kill the workers first (:func:`fedbounds.checks.runtime.pool.abort`)."""
         if abort:
-            from fedbounds.checks.core.pool import abort as abort_pool
+            from fedbounds.checks.runtime.pool import abort as abort_pool
 
             abort_pool(self._pool)
         else:
@@ -284,7 +284,7 @@ class _DaskBackend(_Backend):
             import distributed
         except ImportError:
             raise ValueError("--scheduler/--workers need dask.distributed: pip install 'fedbounds[dask]'") from None
-        from fedbounds.checks.core.quiet import quiet_distributed
+        from fedbounds.checks.report.quiet import quiet_distributed
 
         quiet_distributed()  # Dask's own logs (and tracebacks on Ctrl-C) would break the one-line contract
         self._distributed = distributed
@@ -326,8 +326,8 @@ class _DaskBackend(_Backend):
 
 
 def _progress(total: int, initial: int, desc: str, enabled: bool) -> Any:
-    """A bar on a terminal, one line per finished cell in a log (``fedbounds.checks.core.progress``)."""
-    from fedbounds.checks.core.progress import progress
+    """A bar on a terminal, one line per finished cell in a log (``fedbounds.checks.report.progress``)."""
+    from fedbounds.checks.report.progress import progress
 
     return progress(total, initial=initial, desc=desc, unit="cell", enabled=enabled)
 

@@ -95,15 +95,15 @@ REGISTERED_CELLS = frozenset(
     {
         DEFAULT_CELL,
         "fedbounds.checks.sweep.cell:compute_study_cell",
-        "fedbounds.checks.sweep.closed_form_cells:compute_inside_cell",
-        "fedbounds.checks.sweep.spep_cells:compute_spep_cell",
+        "fedbounds.checks.studies.exact_cells:compute_inside_cell",
+        "fedbounds.checks.studies.spep_grid:compute_spep_cell",
     }
 )
 CELLS_ENV = "FEDBOUNDS_CELLS"
 #: cells whose work is not rounds x replicas x n x Q local gradients: cell -> its estimator ``module:function``, called
 #: as ``f(instance params, params, grid) -> (operations, field, value)`` for the spec's most expensive cell
 CELL_WORK: dict[str, str] = {
-    "fedbounds.checks.sweep.spep_cells:compute_spep_cell": "fedbounds.checks.sweep.spep_cells:cell_work",
+    "fedbounds.checks.studies.spep_grid:compute_spep_cell": "fedbounds.checks.studies.spep_grid:cell_work",
 }
 
 

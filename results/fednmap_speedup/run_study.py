@@ -6,7 +6,7 @@ runs ``nice -n 5 fedbounds sweep fednmap_speedup --store PATH --processes N --no
 time of the sweep's whole process tree (the worker processes are not children the parent waits for, so
 ``getrusage(RUSAGE_CHILDREN)`` misses them; /proc is read every half second, and each process's last sample
 counts), then writes cells.csv, points.csv, slopes.csv and the figures
-(``fedbounds.checks.sweep.efficiency.write_study``) and RUN.json: the exact command, ``git rev-parse HEAD``,
+(``fedbounds.checks.studies.fednmap_speedup.write_study``) and RUN.json: the exact command, ``git rev-parse HEAD``,
 whether the working tree had uncommitted changes to the files that decide the result (and their sha256),
 wall and CPU seconds, and the load average before and after (other engineers share the machine's cores).
 """
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from fedbounds.checks.core.cpu import tree_cpu
+from fedbounds.checks.runtime.cpu import tree_cpu
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 DECIDING = [
     "checks/specs/fednmap_speedup.toml",
     "checks/sweep/cell.py",
-    "checks/sweep/efficiency.py",
+    "checks/studies/fednmap_speedup.py",
     "checks/sweep/spec.py",
     "algorithms/fednmap.py",
     "algorithms/baselines.py",
@@ -43,7 +43,7 @@ def _page(out: Path, run: dict) -> None:
     """index.html: the slopes, the figures and the run's metadata on one self-contained page."""
     import csv
 
-    from fedbounds.checks.core.html import write_index_html
+    from fedbounds.checks.report.html import write_index_html
 
     with (out / "slopes.csv").open() as fh:
         slopes = [r for r in csv.DictReader(fh) if r["axis"] == "nQ" or r["series"] in ("Q=1", "Q=4", "n=1", "n=8")]
@@ -77,13 +77,13 @@ def main() -> int:
         time.sleep(0.5)
     wall = time.perf_counter() - t0
     load1 = os.getloadavg()
-    from fedbounds.checks.sweep.efficiency import write_study
+    from fedbounds.checks.studies.fednmap_speedup import write_study
 
     out = Path(args.out)
     summary = write_study(args.store, out)
     run = {
         "command": " ".join(["nice", "-n", "5", "fedbounds", *cmd[4:]]),
-        "then": f"python -m fedbounds.checks.sweep.efficiency {args.store} {args.out}",
+        "then": f"python -m fedbounds.checks.studies.fednmap_speedup {args.store} {args.out}",
         "driver": "python results/fednmap_speedup/run_study.py",
         "git_head": head,
         "uncommitted_changes_to": [line[3:] for line in dirty if line.strip()],

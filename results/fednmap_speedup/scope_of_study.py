@@ -10,7 +10,7 @@ Run: python results/fednmap_speedup/scope_of_study.py
 from __future__ import annotations
 
 from fedbounds.algorithms.instances.least_squares import lasso
-from fedbounds.checks.core.scope import hypothesis_ratios
+from fedbounds.checks.verdicts.scope import hypothesis_ratios
 from fedbounds.theory.registry import get_claim
 
 

@@ -2,14 +2,14 @@
 
     .venv/bin/python results/heterogeneity/run_study.py [--processes 2]
 
-It runs ``python -m fedbounds.checks.sweep.closed_form_study heterogeneity``; see that module for what it writes.
+It runs ``python -m fedbounds.checks.studies.exact heterogeneity``; see that module for what it writes.
 """
 
 from __future__ import annotations
 
 import sys
 
-from fedbounds.checks.sweep.closed_form_study import main
+from fedbounds.checks.studies.exact import main
 
 if __name__ == "__main__":
     raise SystemExit(main(["heterogeneity", *sys.argv[1:]]))

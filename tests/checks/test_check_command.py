@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fedbounds.checks import registry
 from fedbounds.checks.cli import main
-from fedbounds.checks.core.verdict import compare
 from fedbounds.checks.registry import CheckResult, register
+from fedbounds.checks.verdicts.verdict import compare
 
 
 def test_unknown_claim_is_exit_2_with_ids(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fedbounds.checks.cli import main
 from fedbounds.checks.commands import check
-from fedbounds.checks.core import costs
 from fedbounds.checks.registry import all_checks
+from fedbounds.checks.runtime import costs
 
 ROOT = Path(__file__).resolve().parents[2]
 #: two cheap claims (under a second each): the erratum evidence and a DS erratum with its control

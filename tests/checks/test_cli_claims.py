@@ -16,7 +16,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_lists_every_claim(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = _run(capsys, "--width", "1000")  # wide enough for one line per claim (tests/checks/test_table.py: fitting)
+    rc, out, err = _run(capsys, "--width", "1000")  # wide enough for one line per claim (tests/checks/report/test_table.py: fitting)
     assert rc == 0 and not err
     header = out.splitlines()[0].split()
     assert header[:4] == ["id", "label", "status", "statement"]

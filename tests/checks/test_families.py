@@ -7,9 +7,9 @@ controls fire only at round 0 or by divergence is reported."""
 from __future__ import annotations
 
 import pytest
-from fedbounds.checks.core.controls import control, controls_by_family, why_not
-from fedbounds.checks.core.verdict import compare
 from fedbounds.checks.registry import all_checks
+from fedbounds.checks.verdicts.controls import control, controls_by_family, why_not
+from fedbounds.checks.verdicts.verdict import compare
 
 FAMILIES = {"fednmap", "ds", "erratum"}
 

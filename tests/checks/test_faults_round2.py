@@ -448,7 +448,7 @@ def _report(folder: Path, plots: list[str], tag: str) -> None:
 
 def test_a_failed_install_keeps_the_previous_report_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from fedbounds.checks.commands import check
-    from fedbounds.checks.core import install
+    from fedbounds.checks.runtime import install
 
     out, new = tmp_path / "out", tmp_path / "out" / ".check-new"
     _report(out, ["a.png", "b.png"], "old")

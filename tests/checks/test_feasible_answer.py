@@ -89,7 +89,7 @@ def test_every_axes_pair_draws_a_region_or_says_why(axes: str, tmp_path, capsys:
     """Today gamma,eta_hat is empty: eta_a held at its bound at the chosen gamma pins gamma to one value."""
     import numpy as np
     import sympy as sp
-    from fedbounds.checks.core.feasibility_plot import projected_margins
+    from fedbounds.checks.report.feasibility_plot import projected_margins
 
     res = feasibility("fednmap", CONSTS, target=0.01)
     margins, _ = projected_margins(res, tuple(axes.split(",")))

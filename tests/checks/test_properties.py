@@ -1,16 +1,16 @@
 """Property tests: hypothesis draws constants and step sizes from inside each theorem's feasible region (the
-theory layer's conditions, evaluated through ``fedbounds.checks.core.formulas``), builds a small instance, and asserts that the
+theory layer's conditions, evaluated through ``fedbounds.checks.verdicts.formulas``), builds a small instance, and asserts that the
 claim's verdict is not ``violated``. Fixed seeds (the ``ci`` hypothesis profile is derandomised)."""
 
 from __future__ import annotations
 
 import numpy as np
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.verdict import compare
 from fedbounds.checks.ds_fedproxgrad.checks import lemma5_2_verdict
 from fedbounds.checks.ds_fedproxgrad.common import ds_record, fairness_instance, measured_constants
 from fedbounds.checks.fednmap.checks import _start, fednmap_run, theorem8_curve, theorem8_values
 from fedbounds.checks.fednmap.common import checkpoints, make_instance, theorem5_parameters
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.verdict import compare
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 from fedbounds.theory.fednmap import formulas as fc

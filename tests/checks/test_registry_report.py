@@ -1,5 +1,5 @@
-"""fedbounds.checks.registry, fedbounds.checks.core.report, fedbounds.checks.core.profiles
-and fedbounds.checks.core.formulas: lookup, provenance, table, JSON, plots."""
+"""fedbounds.checks.registry, fedbounds.checks.report.suite, fedbounds.checks.runtime.profiles
+and fedbounds.checks.verdicts.formulas: lookup, provenance, table, JSON, plots."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 import sympy as sp
-from fedbounds.checks.core.formulas import evaluate, function_of
-from fedbounds.checks.core.profiles import FULL, QUICK, get_profile
-from fedbounds.checks.core.report import format_slack, format_table, write_report
-from fedbounds.checks.core.verdict import compare
 from fedbounds.checks.registry import CheckResult, Curve, Plot, all_checks, get_check, select_checks
+from fedbounds.checks.report.suite import format_slack, format_table, write_report
+from fedbounds.checks.runtime.profiles import FULL, QUICK, get_profile
+from fedbounds.checks.verdicts.formulas import evaluate, function_of
+from fedbounds.checks.verdicts.verdict import compare
 
 
 def test_check_ids_are_theory_claims() -> None:
@@ -68,8 +68,8 @@ def test_table_json_and_plot(tmp_path) -> None:
 
 
 def test_tightness_column_and_control_location(tmp_path) -> None:
-    from fedbounds.checks.core.controls import control
-    from fedbounds.checks.core.report import format_tightness
+    from fedbounds.checks.report.suite import format_tightness
+    from fedbounds.checks.verdicts.controls import control
 
     spec = get_check("fednmap.theorem8")
     res = CheckResult(spec.check_id)

@@ -125,8 +125,8 @@ def test_report_out_that_is_a_file_is_one_line(tmp_path: Path, afile: Path, caps
 @pytest.fixture
 def counting_check():
     """A fast registered check that counts its runs and draws one plot."""
-    from fedbounds.checks.core.verdict import compare
     from fedbounds.checks.registry import Curve, Plot
+    from fedbounds.checks.verdicts.verdict import compare
 
     calls: list[int] = []
 
@@ -152,7 +152,7 @@ def test_check_out_is_tested_before_any_work(counting_check: list[int], afile: P
 def test_check_report_is_atomic_under_interrupt(
     counting_check: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import fedbounds.checks.core.report as core_report
+    import fedbounds.checks.report.suite as core_report
 
     out = tmp_path / "rep"
     assert main(["check", "--claim", "test.rel.fast", "--out", str(out), "--no-progress"]) == 0

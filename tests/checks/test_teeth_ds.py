@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from fedbounds.checks.cli import main
-from fedbounds.checks.core.adversarial import search_worst
-from fedbounds.checks.core.controls import fires_for_its_reason, why_not
-from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.ds_fedproxgrad import checks as dsc
 from fedbounds.checks.registry import CheckContext, CheckResult, get_check
+from fedbounds.checks.runtime.profiles import QUICK
+from fedbounds.checks.verdicts.adversarial import search_worst
+from fedbounds.checks.verdicts.controls import fires_for_its_reason, why_not
 from fedbounds.theory.ds_fedproxgrad import formulas as dc
 
 DS_QUANTITATIVE = ("ds.lemma5_2", "ds.lemma5_1", "ds.theorem5_3", "ds.corollary_ii", "ds.constant_step_floor", "ds.corollary_decaying")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from fedbounds.checks.core.controls import fires_for_its_reason, why_not
-from fedbounds.checks.core.profiles import QUICK
-from fedbounds.checks.core.search import smallest_violating_factor
-from fedbounds.checks.core.verdict import compare
 from fedbounds.checks.fednmap import worst
 from fedbounds.checks.registry import CheckContext
+from fedbounds.checks.runtime.profiles import QUICK
+from fedbounds.checks.verdicts.controls import fires_for_its_reason, why_not
+from fedbounds.checks.verdicts.search import smallest_violating_factor
+from fedbounds.checks.verdicts.verdict import compare
 
 SEARCHED = ("fednmap.theorem8", "fednmap.theorem8.floor", "fednmap.lyapunov", "fednmap.nat_nor_relation")
 CTX = CheckContext(profile=QUICK, seed=0)
@@ -21,7 +21,7 @@ CTX = CheckContext(profile=QUICK, seed=0)
 def _quick_search(claim: str, scale: float, seed: int):
     """The quick profile's search on ``claim`` with its bound times ``scale``, from a different seed and without
     the default experiment as a start (so it has to find the bug, not replay it)."""
-    from fedbounds.checks.core.adversarial import search_worst
+    from fedbounds.checks.verdicts.adversarial import search_worst
 
     T_cap = int(QUICK.get(claim, "search_T_cap"))
     budget = int(QUICK.get(claim, "search_budget"))

@@ -1,10 +1,10 @@
 """What the deterministic PEP says about FedNMap's lost constants: the C_0 window, monotonicity in n, C_c
-(theory/fednmap/recovered.py, pep_c0_window.json, checks/fednmap/pep_window.py)."""
+(theory/fednmap/recovered.py, pep_c0_window.json, checks/fednmap/pep/window.py)."""
 
 from __future__ import annotations
 
 import pytest
-from fedbounds.checks.fednmap.pep_window import ratio_at
+from fedbounds.checks.fednmap.pep.window import ratio_at
 from fedbounds.theory.fednmap import pep_evidence as ev
 from fedbounds.theory.fednmap import recovered
 
@@ -20,7 +20,7 @@ def test_c0_window_upper_end_is_a_property_of_c0():
 
 def test_committed_window_has_both_ends_around_c0_1():
     w = recovered.c0_window_summary()
-    assert w, "pep_c0_window.json missing: run python -m fedbounds.checks.fednmap.pep_window --write"
+    assert w, "pep_c0_window.json missing: run python -m fedbounds.checks.fednmap.pep.window --write"
     for r in w:
         lo, up = r["lower"], r["upper"]
         assert None not in (*lo, *up), r
@@ -87,7 +87,7 @@ def test_the_readings_are_gone_from_the_claims():
 
 def test_committed_windows_are_monotone_in_n():
     # n = 2 contains every n = 1 instance: its window of admissible C_0 lies inside n = 1's (same Q)
-    from fedbounds.checks.core.threshold import Window, nested_consistent
+    from fedbounds.checks.verdicts.threshold import Window, nested_consistent
 
     w = {(r["n"], r["Q"]): r for r in recovered.c0_window_summary()}
     for (n, Q), big in w.items():

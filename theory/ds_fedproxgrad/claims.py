@@ -640,7 +640,7 @@ PEP_ABSORPTION = Claim(
 )
 
 # ----------------------------------------------------------------- the stochastic Lemma 5.2 (expected-Gram PEP)
-#: measured by ``fedbounds check --claim ds.spep`` (checks/ds_fedproxgrad/spep_checks.py), class L_f = L_r = 1,
+#: measured by ``fedbounds check --claim ds.spep`` (checks/ds_fedproxgrad/spep/family.py), class L_f = L_r = 1,
 #: lambda = 1/2, B = 1, N = 2, Phi = 1/4; tests/theory/ds_fedproxgrad/test_spep_claims.py re-solves the corner and
 #: compares it with these figures (relative 1e-3), so the text cannot drift from the encoding
 SPEP_MEASURED = {

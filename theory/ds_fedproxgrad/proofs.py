@@ -620,7 +620,7 @@ def _pivots_positive_on(S: sp.Matrix, t: sp.Symbol, lo: sp.Expr, hi: sp.Expr) ->
 
 @_step("DS Lemma 5.2 over the class at gamma_r = 0, for every eta in (0, 1/(6 L_F)]: a parametric PEP certificate")
 def ds_pep_descent_parametric(phi: sp.Expr | None = None) -> tuple[Part, ...]:
-    """The PEP of Lemma 5.2 (checks/ds_fedproxgrad/pep.py: N = 2, f_i 1-smooth, r 1-smooth, lambda = 1/2, so L_F = 3/2;
+    """The PEP of Lemma 5.2 (checks/ds_fedproxgrad/pep/encoding.py: N = 2, f_i 1-smooth, r 1-smooth, lambda = 1/2, so L_F = 3/2;
     gamma_r = 0, sigma = 0, so Xi = 0) has worst case w(eta) = -eta (1 - L_F eta/2) at every eta in (0, 1/(6 L_F)], i.e.
     Phi over the whole class is 1 - L_F eta/2 >= 11/12 > 1/4. The point certificates of ``ds.pep.lemma5_2`` suggest
     the multipliers: 1/N on each f_i's smooth interpolation inequality (PEPit's SmoothFunction row, after Taylor,

@@ -1,5 +1,5 @@
 """[D] Theorem 8's noise floor certified by the stochastic PEP at a user's point, beside the printed one (FedNMap,
-arXiv 2602.03357, Theorem 8; issue 21).
+arXiv 2602.03357, Theorem 8; docs/fednmap-reconstruction.md §10).
 
 The committed evidence ``spep_grid.json`` (the sweep ``fednmap_spep_grid``, ``checks/specs/fednmap_spep_grid.toml``)
 holds, per (n, Q, C_0, C_c) at L = 1, rho = 0.1, mu = 0.1, gamma = Theorem 5's largest and steps k = 16 times Theorem
@@ -143,7 +143,7 @@ def certified_noise_floor(L: float, rho: float, mu: float, n: int, Q: int, gamma
     steps, point, rows = g.get("steps") or {}, g.get("point") or {}, g.get("rows") or []
     if not steps or not rows:
         return NotCovered("no committed stochastic-PEP grid (fedbounds sweep fednmap_spep_grid, then python -m "
-                          "fedbounds.checks.sweep.spep_cells --write)")
+                          "fedbounds.checks.studies.spep_grid --write)")
     near = _nearest(steps, n, Q, point)
     gL = float(point["L"])
 

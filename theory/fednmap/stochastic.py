@@ -1,6 +1,6 @@
 """[D] From a certified per-round noise coefficient to Theorem 8's floor (FedNMap, arXiv 2602.03357, Theorem 8).
 
-The stochastic PEP (``fedbounds.checks.fednmap.spep``) certifies, over the whole class and every admissible noise law,
+The stochastic PEP (``fedbounds.checks.fednmap.spep.encoding``) certifies, over the whole class and every admissible noise law,
 one round from any correction state:
 
     E[L_1] <= L_0 - d ||F_nor(z_0)||^2 - d_c C_c corr_err_0 + K sigma^2,          (R)

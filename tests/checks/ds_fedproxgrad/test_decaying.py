@@ -10,11 +10,11 @@ import re
 
 import numpy as np
 import pytest
-from fedbounds.checks.core.controls import fires_for_its_reason, why_not
-from fedbounds.checks.core.profiles import QUICK
-from fedbounds.checks.core.report import format_tightness
 from fedbounds.checks.ds_fedproxgrad import decaying
 from fedbounds.checks.registry import CheckContext, CheckResult, get_check
+from fedbounds.checks.report.suite import format_tightness
+from fedbounds.checks.runtime.profiles import QUICK
+from fedbounds.checks.verdicts.controls import fires_for_its_reason, why_not
 
 CLAIM = "ds.corollary_decaying"
 

@@ -4,10 +4,10 @@ verdict, the Robbins-Monro control (theorem kind) and the worst-case search of t
 from __future__ import annotations
 
 import pytest
-from fedbounds.checks.core.controls import counts_as_evidence
-from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.ds_fedproxgrad import checks as dsc
 from fedbounds.checks.registry import CheckContext, get_check
+from fedbounds.checks.runtime.profiles import QUICK
+from fedbounds.checks.verdicts.controls import counts_as_evidence
 
 T = 1200
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from fedbounds.checks.core.formulas import evaluate
 from fedbounds.checks.fednmap.inside import SCOPE_INSIDE, SCOPE_OUTSIDE, SCOPE_PEP, inside_steps
+from fedbounds.checks.verdicts.formulas import evaluate
 from fedbounds.theory.core import symbols as S
 from fedbounds.theory.fednmap import formulas as fm
 
@@ -44,9 +44,9 @@ def test_pep_steps_are_labelled_by_the_grid():
 
 
 def test_the_check_holds_and_its_control_fires_for_its_reason():
-    from fedbounds.checks.core.controls import fires_for_its_reason
-    from fedbounds.checks.core.profiles import QUICK
     from fedbounds.checks.registry import CheckContext, get_check
+    from fedbounds.checks.runtime.profiles import QUICK
+    from fedbounds.checks.verdicts.controls import fires_for_its_reason
 
     res = get_check("fednmap.theorem8.complexity_inside").func(CheckContext(profile=QUICK, seed=0))
     (v,) = res.verdicts
@@ -60,8 +60,8 @@ def test_the_verdict_fails_when_eta_hat_does_not_grow_with_n(monkeypatch):
     """Teeth: the same check with the step rule evaluated at n = 1 for every n (eta_hat grows with Q only) measures a
     slope near -0.5 in nQ and is violated."""
     import fedbounds.checks.fednmap.inside as inside
-    from fedbounds.checks.core.profiles import QUICK
     from fedbounds.checks.registry import CheckContext, get_check
+    from fedbounds.checks.runtime.profiles import QUICK
 
     original = inside.inside_steps
     monkeypatch.setattr(inside, "inside_steps", lambda **kw: original(**{**kw, "n": 1}))

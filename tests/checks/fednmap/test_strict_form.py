@@ -9,8 +9,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from fedbounds.algorithms.run import run
-from fedbounds.checks.core.controls import counts_as_evidence
-from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.fednmap import checks as fchecks
 from fedbounds.checks.fednmap import strict_form as sf
 from fedbounds.checks.fednmap import worst
@@ -24,6 +22,8 @@ from fedbounds.checks.fednmap.common import (
     theorem8_start,
 )
 from fedbounds.checks.registry import CheckContext
+from fedbounds.checks.runtime.profiles import QUICK
+from fedbounds.checks.verdicts.controls import counts_as_evidence
 
 
 def test_zero_corrections_at_x_star_move_off_the_optimum_exactly() -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from fedbounds.checks.core.profiles import QUICK
 from fedbounds.checks.fednmap import checks as fc
 from fedbounds.checks.fednmap.common import make_instance, start_point, theorem5_parameters
 from fedbounds.checks.registry import CheckContext
+from fedbounds.checks.runtime.profiles import QUICK
 
 
 def test_heterogeneity_is_zero_for_identical_clients_and_positive_otherwise() -> None:

@@ -1,7 +1,7 @@
 """The three threshold searches of the PEP layer never count an undecided probe as failing.
 
-``smallest_constants`` and ``largest_certified_step`` (checks/fednmap/pep.py) and ``absorbed_gamma_window`` /
-``largest_absorbed_gamma`` (checks/ds_fedproxgrad/pep.py) are driven here by synthetic certificates (no SDP): a known
+``smallest_constants`` and ``largest_certified_step`` (checks/fednmap/pep/encoding.py) and ``absorbed_gamma_window`` /
+``largest_absorbed_gamma`` (checks/ds_fedproxgrad/pep/encoding.py) are driven here by synthetic certificates (no SDP): a known
 threshold, and a band of parameter values where the solver answers ``optimal_inaccurate``. Before the fix the band was
 read as "fails", which moved each threshold by the width of the band (the committed SMALLEST_C0 had n = 1 above
 n = 2); each test asserts the window still contains the true threshold.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from fedbounds.checks.ds_fedproxgrad import pep as ds_pep
-from fedbounds.checks.fednmap import pep as fn_pep
+from fedbounds.checks.ds_fedproxgrad.pep import encoding as ds_pep
+from fedbounds.checks.fednmap.pep import encoding as fn_pep
 from fedbounds.checks.pep.solve import Certificate, SolverRun
 
 

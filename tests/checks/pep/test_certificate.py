@@ -144,7 +144,7 @@ def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
 
 def _contraction_point(k: float = 16.0):
     """fednmap.pep.theorem8_exponent's first quick point (rho = 0.1, n = 2, Q = 1, mu = 0.1, k x printed steps)."""
-    from fedbounds.checks.fednmap.pep import build_pl_contraction_pep, theorem5_steps
+    from fedbounds.checks.fednmap.pep.encoding import build_pl_contraction_pep, theorem5_steps
 
     st = theorem5_steps(1.0, 0.1, 1)
     return build_pl_contraction_pep(1.0, 0.1, st["gamma"], k * st["eta_a"], st["eta_s"], 2, 1, 0.1, 1.0, 1.0)
@@ -167,11 +167,11 @@ def test_facial_reduction_sees_directions_that_move_function_values() -> None:
 def _stochastic_builders():
     """Two committed stochastic certificates' PEPs: DS FedProxGrad's sigma^2 coefficient at the corner (correlated
     noise, expected-Gram) and FedNMap's per-round noise at its quick point (n = 2, Q = 1, C_c = 1e-3, full form)."""
-    from fedbounds.checks.ds_fedproxgrad.spep import build_stochastic_pep
-    from fedbounds.checks.ds_fedproxgrad.spep_checks import grid_point
-    from fedbounds.checks.fednmap.pep import theorem8_exponent
-    from fedbounds.checks.fednmap.spep import build_round_spep
-    from fedbounds.checks.fednmap.spep_checks import MU, RHO, L, point_steps
+    from fedbounds.checks.ds_fedproxgrad.spep.encoding import build_stochastic_pep
+    from fedbounds.checks.ds_fedproxgrad.spep.family import grid_point
+    from fedbounds.checks.fednmap.pep.encoding import theorem8_exponent
+    from fedbounds.checks.fednmap.spep.constants import MU, RHO, L, point_steps
+    from fedbounds.checks.fednmap.spep.encoding import build_round_spep
 
     p = point_steps(2, 1)
     d_c = theorem8_exponent(p["eta_hat"], MU, p["gamma"], 1.0)
@@ -204,7 +204,7 @@ def test_stochastic_certificate_tampered_or_below_the_optimum_fails(which: str) 
 
 def _q2_contraction_point():
     """fednmap.pep.theorem8_exponent's second quick point (rho = 0.1, n = 2, Q = 2, mu = 0.5, 16 x printed steps)."""
-    from fedbounds.checks.fednmap.pep import build_pl_contraction_pep, theorem5_steps
+    from fedbounds.checks.fednmap.pep.encoding import build_pl_contraction_pep, theorem5_steps
 
     st = theorem5_steps(1.0, 0.1, 2)
     return build_pl_contraction_pep(1.0, 0.1, st["gamma"], 16 * st["eta_a"], st["eta_s"], 2, 2, 0.5, 1.0, 1.0)

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fedbounds.checks.fednmap.pep import theorem8_exponent
-from fedbounds.checks.fednmap.spep_checks import point_steps, round_noise
+from fedbounds.checks.fednmap.pep.encoding import theorem8_exponent
+from fedbounds.checks.fednmap.spep.constants import point_steps, round_noise
 from fedbounds.checks.pep.sgd import sgd_distance_bound, sgd_distance_pep, sgd_noise_coefficient, sgd_step_pep
 from fedbounds.checks.pep.solve import Certificate, certify
 from fedbounds.checks.pep.stochastic import NoiseLedger
@@ -184,11 +184,11 @@ def test_sgd_ledger_equals_hand_encoding(L: float, eta: float) -> None:
 
 def _fednmap_round_hand(n: int, Q: int, C_0: float, C_c: float, k: float = 16.0, mu: float = 0.1,
                         extra: str = "") -> tuple[Callable[[], Any], float]:
-    """One FedNMap round (variant A) in plain PEPit: :mod:`fedbounds.checks.fednmap.spep`'s measure built anew (generic
+    """One FedNMap round (variant A) in plain PEPit: :mod:`fedbounds.checks.fednmap.spep.encoding`'s measure built anew (generic
     z_0, PEPit's ``proximal_step`` for prox_{gamma phi} with phi = h - rho/2 ||.||^2, free corrections summing to 0).
     Noise, written out: client i's l-th sample is orthogonal to the round's start leaves, to client i's leaves created
     before it, and to every leaf of the other clients' local loops; E||e||^2 <= sigma2 = 1/eta_hat^2 (the first scale
-    :func:`~fedbounds.checks.fednmap.spep.noise_coefficient` tries; values are divided by it).
+    :func:`~fedbounds.checks.fednmap.spep.encoding.noise_coefficient` tries; values are divided by it).
     ``extra``: ``"future"`` adds the invalid e_0 _|_ (h's subgradient at the next point); ``"no_cross"`` drops the
     valid orthogonality between the clients' loops (independent samples)."""
     p = point_steps(n, Q, k)
@@ -269,7 +269,7 @@ def _hand_value(n: int, Q: int, C_0: float, C_c: float, extra: str = "") -> floa
                                                (2, 2, 1.0, 0.1)])
 def test_fednmap_round_noise_equals_plain_pepit_encoding(n: int, Q: int, C_0: float, C_c: float) -> None:
     """K*(C_0, C_c) of one FedNMap round (k = 16 times Theorem 5's steps, mu = 0.1): the ledger-based
-    :func:`~fedbounds.checks.fednmap.spep_checks.round_noise` (normal form, difference basis) and the plain-PEPit
+    :func:`~fedbounds.checks.fednmap.spep.constants.round_noise` (normal form, difference basis) and the plain-PEPit
     encoding agree to 1e-6 on Clarabel's values. At Q = 1 the later client's sample is drawn after every leaf of the
     earlier one, so the cross-client rule (``close_round``) adds nothing; (n, Q) = (2, 2) is the point that needs it."""
     assert _clarabel(round_noise(n, Q, C_0, C_c)) == pytest.approx(_hand_value(n, Q, C_0, C_c), rel=REL)

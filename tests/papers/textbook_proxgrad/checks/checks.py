@@ -5,11 +5,11 @@ control: the bound scaled to half the worst observed / bound ratio (calibrated),
 import numpy as np
 from fedbounds.algorithms.instances import make_instance
 from fedbounds.algorithms.run import run
-from fedbounds.checks.core.adversarial import calibrated_scale
-from fedbounds.checks.core.controls import control
-from fedbounds.checks.core.formulas import evaluate
-from fedbounds.checks.core.verdict import compare
 from fedbounds.checks.registry import CheckContext, CheckResult, register
+from fedbounds.checks.verdicts.adversarial import calibrated_scale
+from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.formulas import evaluate
+from fedbounds.checks.verdicts.verdict import compare
 
 from ..theory import formulas as F
 
@@ -37,8 +37,8 @@ def check_theorem3_1(ctx: CheckContext) -> CheckResult:
     res.negatives.append(control(neg, changed="bound", what=f"bound x {scale:.3g} (half the worst ratio)", before=1.0,
                                  after=scale, violated_at=int(ts[worst])))
     r = float(ratios[worst])
-    # "summary" is what the terminal's tightness column prints (fedbounds.checks.core.report.format_tightness); a
-    # search over instances (fedbounds.checks.core.adversarial.search_worst) would go under "search" instead
+    # "summary" is what the terminal's tightness column prints (fedbounds.checks.report.suite.format_tightness); a
+    # search over instances (fedbounds.checks.verdicts.adversarial.search_worst) would go under "search" instead
     res.tightness = {"worst_ratio": r, "round": int(ts[worst]),
                      "summary": f"{r:.3g} at round {int(ts[worst])} (loose x{1 / r:.3g}; one instance)"}
     return res

@@ -1,0 +1,55 @@
+"""The exact studies (results/fednmap_speedup_inside/, results/heterogeneity/): a slice rebuilt from the committed specs
+matches the committed numbers exactly (closed form: no replicas, so the same configuration gives the same numbers)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from fedbounds.checks.sweep.runner import execute
+from fedbounds.checks.sweep.spec import load_spec
+
+RESULTS = Path(__file__).resolve().parents[3] / "results"
+
+
+def _csv(path: Path) -> list[dict]:
+    if not path.exists():
+        pytest.skip(f"{path} is not committed yet")
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def _check(cell, row: dict) -> None:
+    out = execute(cell.config)  # as the sweep's workers run it
+    assert out.error is None, out.error
+    res = json.loads(out.result)
+    rtt = None if row["rounds_to_target"] == "" else int(row["rounds_to_target"])
+    assert res["rounds_to_target"] == rtt, (cell.coords, res["rounds_to_target"], rtt)
+    assert res["floor"] == pytest.approx(float(row["floor"]), rel=1e-9), cell.coords
+    assert res["scope"] == row["scope"]
+
+
+def test_speedup_inside_slice_matches_the_committed_cells() -> None:
+    rows = {(r["steps"], int(r["n"]), int(r["Q"])): r for r in _csv(RESULTS / "fednmap_speedup_inside" / "cells.csv")}
+    cells = {(c.coords["steps"], c.coords["n"], c.coords["Q"]): c for c in load_spec("fednmap_speedup_inside").iter_cells()}
+    for key in [("printed", 1, 1), ("printed", 4, 2), ("printed", 8, 8), ("pep", 2, 2), ("pep", 4, 4)]:
+        _check(cells[key], rows[key])
+
+
+def test_heterogeneity_slice_matches_the_committed_cells() -> None:
+    rows = {(r["method"], r["steps"], float(r["heterogeneity"])): r for r in _csv(RESULTS / "heterogeneity" / "exact_cells.csv")}
+    cells = {(c.coords["method"], c.coords["steps"], c.coords["instance.heterogeneity"]): c
+             for c in load_spec("heterogeneity").iter_cells()}
+    for key in [("fednmap_nocorr", "printed", 1e5), ("fednmap_nocorr", "printed", 3e4), ("scaffold_prox", "pep", 1e6),
+                ("fedavg_prox", "pep", 1e4), ("fednmap", "printed", 1e6)]:
+        _check(cells[key], rows[key])
+
+
+def test_cap_slice_matches_the_committed_cells() -> None:
+    """Where the cap binds (nQ = 4096 > 3,323) and just below it."""
+    rows = {(int(r["n"]), int(r["Q"])): r for r in _csv(RESULTS / "fednmap_speedup_inside" / "cap.csv")}
+    cells = {(c.coords["n"], c.coords["Q"]): c for c in load_spec("fednmap_speedup_inside_cap").iter_cells()}
+    for key in [(64, 16), (64, 64)]:
+        _check(cells[key], rows[key])
