@@ -8,12 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-try:  # the theory stream's single evaluation entry point (theory/evaluate.py), when it exists
-    from fedbounds.theory.core.evaluate import to_function as _to_function
-except ImportError:  # pragma: no cover - fallback while theory/evaluate.py is being written
-    _to_function = None
-
-
 # ---------------------------------------------------------------------------------------------------------
 # one-dimensional feasible sets: the bound a condition places on a parameter, the others held fixed
 # ---------------------------------------------------------------------------------------------------------

@@ -9,11 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
-
-try:  # the theory stream's single evaluation entry point (theory/evaluate.py), when it exists
-    from fedbounds.theory.core.evaluate import to_function as _to_function
-except ImportError:  # pragma: no cover - fallback while theory/evaluate.py is being written
-    _to_function = None
 from fedbounds.theory.core.feasibility.intervals import (
     ParamBound,
 )

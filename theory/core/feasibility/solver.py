@@ -11,11 +11,6 @@ from typing import Any
 
 import sympy as sp
 from fedbounds.theory.core import symbols as _symbols
-
-try:  # the theory stream's single evaluation entry point (theory/evaluate.py), when it exists
-    from fedbounds.theory.core.evaluate import to_function as _to_function
-except ImportError:  # pragma: no cover - fallback while theory/evaluate.py is being written
-    _to_function = None
 from fedbounds.theory.core.feasibility.declarations import (
     Condition,
     Point,
