@@ -46,6 +46,7 @@ malformed file, 130 on interrupt.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -63,9 +64,10 @@ __all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_FILE_BYTES", "MAX_JSON_BYTES", "MAX_P
 FORMAT = "fedbounds-pep-certificate/1"
 
 #: at most this many bytes are read from a file (the store's largest: 0.4 MB compressed)
-MAX_FILE_BYTES = 64 * 2**20
-#: ... and decompressed (the store's largest: 4.7 MB of JSON)
-MAX_JSON_BYTES = 256 * 2**20
+MAX_FILE_BYTES = 16 * 2**20
+#: ... and decompressed (the store's largest: 4.7 MB of JSON; 16 MiB of the smallest JSON objects stays near 1 GB in
+#: Python objects at worst)
+MAX_JSON_BYTES = 16 * 2**20
 #: nesting of arrays and objects (a certificate needs 4)
 MAX_DEPTH = 16
 #: digits of the numerator, resp. the denominator, of one number (the store's longest: 128)
@@ -76,6 +78,8 @@ MAX_POINTS = 512
 MAX_VALUES = 100_000
 
 _NUMBER = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
 
 
 class CertificateError(ValueError):
@@ -254,11 +258,8 @@ def _gunzip(raw: bytes) -> bytes:
 
 def _depth(text: bytes) -> int:
     """The deepest nesting of [ and { (brackets inside strings counted too: an over-count only refuses odd files)."""
-    depth = deepest = 0
-    for c in text.translate(None, bytes(b for b in range(256) if b not in b"[]{}")):
-        depth += 1 if c in (91, 123) else -1
-        deepest = max(deepest, depth)
-    return deepest
+    steps = text.translate(_STEPS, _NOT_BRACKETS)  # +1 per opening, -1 (0xff as a signed byte) per closing
+    return max(itertools.accumulate(memoryview(steps).cast("b")), default=0)
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -224,3 +224,12 @@ def test_the_rows_only_arithmetic_still_decides_a_good_tiny_file(tmp_path: Path,
     p.write_text(json.dumps(_tiny(bound="1/2")))  # the control: the same file with a bound below its value
     code, line = _run(capsys, "--rows-only", str(p))
     assert code == 1 and "(iii) fails" in line
+
+
+def test_a_gzip_bomb_stops_at_the_real_cap(tmp_path: Path, capsys) -> None:
+    """20 MiB of zeros (20 kB compressed) against the 16 MiB cap: refused at the cap, not read whole."""
+    p = tmp_path / "bomb.json.gz"
+    p.write_bytes(gzip.compress(b"0" * (V.MAX_JSON_BYTES + 4 * 2**20), compresslevel=9))
+    assert p.stat().st_size < 100_000
+    code, line = _run(capsys, str(p))
+    assert code == 2 and f"decompresses to more than {V.MAX_JSON_BYTES} bytes" in line
