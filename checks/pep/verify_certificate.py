@@ -317,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{a}: unreadable certificate: out of memory", file=sys.stderr)
             code = 2
             continue
+        except Exception as exc:  # a bug, not a verdict on the file: said as such, in one line
+            print(f"{a}: internal error: {type(exc).__name__}: {str(exc)[:160]}", file=sys.stderr)
+            return 70
         what = "the stored rows (--rows-only: not checked against a problem)" if rows_only else s.get("problem", "")
         print(f"{a}: proved: worst case <= {float(s['bound']):.12g} (certified value {float(s['value']):.12g}; "
               f"{s['rows']} rows, Gram {s['points']}, rank {s['rank']}, {s['seconds']:.3f} s; {what})")
@@ -324,7 +327,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # run the package's copy of this module (``python -m`` runs it as __main__, a second copy whose CertificateError
+    # the rebuild, which imports the package's, would not match)
+    from fedbounds.checks.pep.verify_certificate import main as _main
+
     try:
-        sys.exit(main())
+        sys.exit(_main())
     except KeyboardInterrupt:
         sys.exit(130)

@@ -233,3 +233,19 @@ def test_a_gzip_bomb_stops_at_the_real_cap(tmp_path: Path, capsys) -> None:
     assert p.stat().st_size < 100_000
     code, line = _run(capsys, str(p))
     assert code == 2 and f"decompresses to more than {V.MAX_JSON_BYTES} bytes" in line
+
+
+def test_the_command_line_refuses_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+    """``python -m`` runs the module as __main__: its refusals must still be one line and exit 1 (a second copy of
+    the module once let the rebuild's CertificateError escape as a traceback)."""
+    import subprocess
+    import sys
+
+    bad = _write(tmp_path / f"{SMALL}.json.gz", _description_removed(copy.deepcopy(_cert())))
+    good = C.stored(SMALL)
+    run = subprocess.run([sys.executable, "-m", "fedbounds.checks.pep.verify_certificate", str(good), str(bad)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and not run.stderr.strip(), run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 2 and ": proved:" in lines[0] and "NOT PROVED: the file names no builder" in lines[1]
