@@ -40,7 +40,9 @@ lifted multipliers would not fit), and the new full-form value must agree with t
 ``--write`` rewrites the files atomically after each attempted row (a stopped pass keeps what it proved), with the
 pass's command, date, versions and status counts in ``META["prove"]`` (pep_evidence), ``meta["prove"]``
 (pep_c0_window) or ``prove`` (spep_grid, spep_speedup); without it the counts are printed only. ``--grid all`` (the
-default) is the four files in turn.
+default) is the four files in turn. ``--describe-store`` is the one-off migration to self-contained certificates
+(:func:`describe_stored`, docs/provenance.md §7): it writes each named file's problem description, rebuilt from its
+row, into the file (no solve; names and rows unchanged).
 """
 
 from __future__ import annotations
