@@ -78,6 +78,7 @@ MAX_POINTS = 512
 MAX_VALUES = 100_000
 
 _NUMBER = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
+_JSON_NAMES = {list: "array", type(None): "null", str: "string", int: "number", float: "number", bool: "boolean"}
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
 
@@ -275,7 +276,7 @@ def load(path: str | Path) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Unreadable(f"not JSON: {str(exc)[:120]}") from None
     if not isinstance(cert, dict):
-        raise Unreadable(f"the file holds a JSON {type(cert).__name__}, not a certificate object")
+        raise Unreadable(f"the file holds a JSON {_JSON_NAMES.get(type(cert), 'value')}, not a certificate object")
     return cert
 
 
