@@ -40,12 +40,18 @@ round-and-project idea; PEPit's ``check_feasibility`` (the same identity, in flo
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import gzip
 import hashlib
+import importlib
+import inspect
 import io
 import json
 import math
+import numbers
 import os
+import re
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -55,10 +61,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, load, verify
+from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, Unreadable, load, verify
 
-__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Problem", "Row", "attach", "exact_arithmetic", "interior_dual", "problem_of", "prove",
-           "rational", "stored"]
+__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Described", "Problem", "Row", "attach", "check_problem", "describe",
+           "exact_arithmetic", "interior_dual", "pep_builder", "problem_of", "prove", "rational", "rebuild", "stored"]
 
 #: the stated room of a proof: bound = v + DELTA_REL |v| + DELTA_ABS
 DELTA_REL = 1e-6
@@ -72,13 +78,197 @@ DENOMINATOR = 10**12
 def rational(x: float) -> Fraction:
     """A float as an exact rational: the nearest with denominator <= 10^6 when within 2 ulp of it, else the double's
     exact value."""
-    x = float(x)
+    return _rational(float(x))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _rational(x: float) -> Fraction:
+    """:func:`rational`, remembered: a PEP's rows repeat few coefficients (an n = 8 stochastic round: 192861 reads)."""
     if not math.isfinite(x):
         raise ValueError(f"a PEP coefficient is not finite: {x}")
     q = Fraction(x).limit_denominator(10**6)
     if abs(float(q) - x) <= 2 * math.ulp(x):
         return q
     return Fraction(x)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# which PEP a certificate is of: a builder named by module:function, its version, its parameters as exact rationals
+# --------------------------------------------------------------------------------------------------------------
+#: a builder a certificate file may name: a function of a fedbounds checks module (never any other code)
+_BUILDER_NAME = re.compile(r"fedbounds\.checks(?:\.[a-z_][a-z0-9_]*)+:[a-z_][a-z0-9_]*")
+
+
+class Described:
+    """A PEP builder (``build()``) that knows the problem it builds: ``problem`` = {paper, family, builder
+    (module:function), builder_version, parameters} (docs/provenance.md §7), written into its certificates."""
+
+    def __init__(self, build: Callable[[], Any], problem: Mapping[str, Any]) -> None:
+        self._build = build
+        self.problem = dict(problem)
+
+    def __call__(self) -> Any:
+        return self._build()
+
+
+def _encode(value: Any) -> list[Any] | None:
+    """[type, text] of one builder argument: a float as its exact rational "p/q", or None when not describable."""
+    if value is None:
+        return ["none", ""]
+    if isinstance(value, bool):
+        return ["boolean", "true" if value else "false"]
+    if isinstance(value, numbers.Integral):
+        return ["integer", str(int(value))]
+    if isinstance(value, numbers.Real):
+        return ["rational", str(Fraction(float(value)))] if math.isfinite(float(value)) else None
+    if isinstance(value, str):
+        return ["text", value]
+    return None
+
+
+def _decode(kind: Any, text: Any) -> Any:
+    """The builder argument of ``[name, kind, text]``; a rational must be a binary64 value (what the builder took)."""
+    from fedbounds.checks.pep.verify_certificate import _q
+
+    if not isinstance(text, str) or len(text) > 200:
+        raise Unreadable("a parameter's text must be a string of at most 200 characters")
+    if kind == "none" and text == "":
+        return None
+    if kind == "boolean" and text in ("true", "false"):
+        return text == "true"
+    if kind == "integer" and re.fullmatch(r"-?[0-9]{1,18}", text):
+        return int(text)
+    if kind == "rational":
+        q = _q(text)
+        if Fraction(float(q)) != q:
+            raise Unreadable(f"the parameter {text[:40]!r} is not a binary64 value")
+        return float(q)
+    if kind == "text":
+        return text
+    raise Unreadable(f"a parameter of unknown type {str(kind)[:20]!r} or malformed text {text[:40]!r}")
+
+
+def pep_builder(paper: str, family: str, version: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a PEP builder factory (``factory(**params) -> build``) as one a certificate file may name; the builds it
+    returns are :class:`Described` (when every argument is a number, text, a flag or None). Raise ``version`` whenever
+    a change to the factory changes the rows it builds: certificates of the old version are then refused, by name."""
+
+    def mark(factory: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(factory)
+        name = f"{factory.__module__}:{factory.__name__}"
+
+        @functools.wraps(factory)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            build = factory(*args, **kwargs)
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            params = []
+            for key, value in bound.arguments.items():
+                if dataclasses.is_dataclass(value) and not isinstance(value, type):
+                    # a parameter point: its class, then each field as a parameter of its own
+                    params.append([key, "record", f"{type(value).__module__}:{type(value).__name__}"])
+                    fields = [(f"{key}.{f.name}", getattr(value, f.name)) for f in dataclasses.fields(value)]
+                else:
+                    fields = [(key, value)]
+                for name_, v in fields:
+                    enc = _encode(v)
+                    if enc is None:
+                        return build
+                    params.append([name_, *enc])
+            return Described(build, {"paper": paper, "family": family, "builder": name, "builder_version": version,
+                                     "parameters": params})
+
+        wrapped.__pep_builder__ = {"paper": paper, "family": family, "version": version}  # type: ignore[attr-defined]
+        return wrapped
+
+    return mark
+
+
+def describe(build: Callable[[], Any]) -> dict[str, Any] | None:
+    """The problem description of a :class:`Described` build (a copy), or None."""
+    return dict(build.problem) if isinstance(build, Described) else None
+
+
+def _record_class(name: Any) -> Any:
+    """The dataclass a ``record`` parameter names: a dataclass of a ``fedbounds.checks`` module, never other code."""
+    if not isinstance(name, str) or not re.fullmatch(r"fedbounds\.checks(?:\.[a-z_][a-z0-9_]*)+:[A-Z][A-Za-z0-9_]*", name):
+        raise CertificateError(f"the parameter class {str(name)[:80]!r} is not a fedbounds.checks module:Class")
+    module, _, cls = name.partition(":")
+    try:
+        out = getattr(importlib.import_module(module), cls)
+    except (ImportError, AttributeError):
+        raise CertificateError(f"no class {name}") from None
+    if not (isinstance(out, type) and dataclasses.is_dataclass(out)):
+        raise CertificateError(f"{name} is not a parameter record")
+    return out
+
+
+def rebuild(problem: Mapping[str, Any]) -> Callable[[], Any]:
+    """The build a certificate's ``problem`` names: its builder (a :func:`pep_builder` of a ``fedbounds.checks``
+    module, at the stated version) called with its parameters. Raises :class:`CertificateError` (the file names no
+    such problem) or :class:`Unreadable` (a malformed description)."""
+    if not isinstance(problem, Mapping):
+        raise CertificateError("the file names no problem (no 'problem' object): it is not self-contained")
+    name, version, params = problem.get("builder"), problem.get("builder_version"), problem.get("parameters")
+    if name is None:
+        raise CertificateError("the file names no builder: it is not self-contained (only --rows-only can read it)")
+    if not isinstance(name, str) or not _BUILDER_NAME.fullmatch(name):
+        raise CertificateError(f"the builder {str(name)[:80]!r} is not a fedbounds.checks module:function")
+    if not isinstance(params, list) or len(params) > 64:
+        raise Unreadable("'parameters' must be a list of at most 64 [name, type, text]")
+    module, _, function = name.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError):
+        raise CertificateError(f"no builder {name}") from None
+    meta = getattr(factory, "__pep_builder__", None)
+    if not isinstance(meta, dict):
+        raise CertificateError(f"{name} is not a certificate builder")
+    if version != meta["version"]:
+        raise CertificateError(f"the file is of {name} version {version!r}; the builder is now version {meta['version']}")
+    kwargs: dict[str, Any] = {}
+    records: dict[str, tuple[Any, dict[str, Any]]] = {}
+    for p in params:
+        if not isinstance(p, list) or len(p) != 3 or not isinstance(p[0], str):
+            raise Unreadable("a parameter is not [name, type, text]")
+        if p[1] == "record":
+            records[p[0]] = (_record_class(p[2]), {})
+        elif "." in p[0] and p[0].split(".", 1)[0] in records:
+            records[p[0].split(".", 1)[0]][1][p[0].split(".", 1)[1]] = _decode(p[1], p[2])
+        else:
+            kwargs[p[0]] = _decode(p[1], p[2])
+    try:
+        kwargs.update({key: cls(**fields) for key, (cls, fields) in records.items()})
+        return factory(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise CertificateError(f"{name} refuses the file's parameters: {str(exc)[:120]}") from None
+
+
+def check_problem(cert: Mapping[str, Any], filename: str | None = None) -> dict[str, Any]:
+    """Verify a certificate file as a proof about the problem it names: rebuild the PEP (:func:`rebuild`), require its
+    row hash to be the recorded hash and the file's name (``<hash>.json.gz``, when the name has that form), its sizes
+    to be the file's and every stored row to be one of its rows; then the arithmetic
+    (:func:`fedbounds.checks.pep.verify_certificate.verify`). The summary names the problem."""
+    if not isinstance(cert, Mapping):
+        raise Unreadable("not a certificate object")
+    desc = cert.get("problem")
+    build = rebuild(desc if isinstance(desc, Mapping) else None)  # type: ignore[arg-type]
+    assert isinstance(desc, Mapping)
+    data = desc.get("data", "binary64")
+    if data not in ("binary64", "exact"):
+        raise Unreadable(f"'data' must be 'binary64' or 'exact', got {str(data)[:20]!r}")
+    try:
+        pb = problem_of(build, exact=data == "exact")
+    except (ValueError, TypeError, ArithmeticError, AttributeError, AssertionError) as exc:
+        raise CertificateError(f"the named problem does not build: {type(exc).__name__}: {str(exc)[:120]}") from None
+    if desc.get("hash") != pb.digest:
+        raise CertificateError(f"the recorded hash {str(desc.get('hash'))[:20]!r} is not the rebuilt problem's {pb.digest}")
+    stem = (filename or "").removesuffix(".gz").removesuffix(".json")
+    if re.fullmatch(r"[0-9a-f]{16}", stem) and stem != pb.digest:
+        raise CertificateError(f"the file's name {filename} is not the rebuilt problem's hash {pb.digest}")
+    s = check_stored(pb, cert)
+    s["problem"] = f"rows of {desc['builder']} v{desc['builder_version']} ({desc.get('paper')}, {desc.get('family')}), hash {pb.digest}"
+    return s
 
 
 class _Exact(float):
@@ -502,10 +692,18 @@ def check_stored(pb: Problem, cert: Mapping[str, Any]) -> dict[str, Any]:
     """Verify a stored certificate exactly *and* that every row it uses is a row of ``pb`` (so it bounds this PEP)."""
     if cert.get("points") != pb.points or cert.get("values") != pb.values or cert.get("objective") != pb.objective:
         raise CertificateError("the certificate's sizes differ from this PEP's")
+    from fedbounds.checks.pep.verify_certificate import _index, _q
+
     keys = {r.key() for r in pb.rows}
-    for k, rec in enumerate(cert["rows"]):
-        row = Row(rec["kind"], tuple((int(i), int(j), Fraction(c)) for i, j, c in rec["gram"]),
-                  tuple((int(i), Fraction(c)) for i, c in rec["values"]), Fraction(rec["constant"]))
+    rows = cert.get("rows")
+    if not isinstance(rows, list):
+        raise Unreadable("'rows' must be a list")
+    for k, rec in enumerate(rows):
+        try:
+            row = Row(rec["kind"], tuple((_index(i, "a Gram index"), _index(j, "a Gram index"), _q(c)) for i, j, c in rec["gram"]),
+                      tuple((_index(i, "a value index"), _q(c)) for i, c in rec["values"]), _q(rec["constant"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise Unreadable(f"row {k} is malformed: {str(exc)[:80]}") from None
         if row.key() not in keys:
             raise CertificateError(f"row {k} of the certificate is not a row of this PEP")
     return verify(dict(cert))
@@ -522,6 +720,22 @@ def _exact_problem(build: Callable[[], Any], pb: Problem) -> Problem | None:
     except (TypeError, ValueError, ArithmeticError, AttributeError, AssertionError):
         return None
     return None if pbx.digest == pb.digest or len(pbx.rows) != len(pb.rows) else pbx
+
+
+def _describe_stored(path: Path, cert: dict[str, Any], build: Callable[[], Any], pb: Problem) -> None:
+    """The one-off migration to self-contained certificates (``FEDBOUNDS_DESCRIBE_STORE=1``): a stored certificate of
+    ``pb`` that names no builder gets ``build``'s description, when the rebuilt problem accepts it (docs/provenance.md §7)."""
+    desc = describe(build)
+    if desc is None or (cert.get("problem") or {}).get("builder"):
+        return
+    data = (cert.get("problem") or {}).get("data", "binary64")
+    new = {**cert, "problem": {**(cert.get("problem") or {}), **desc, "hash": pb.digest, "data": data}}
+    try:
+        check_problem(new, path.name)
+    except CertificateError:
+        return
+    _write(path, new)
+    cert.update(new)
 
 
 def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | None = None,
@@ -556,9 +770,13 @@ def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | No
                     cert["problem"]["data"] = "exact"
             if cert is None:
                 return {"status": "not proved: no exact certificate found", "hash": pb.digest}
+            if (desc := describe(build)) is not None:
+                cert["problem"].update(desc)
             _write(path, cert)
     if cert is None:
         return None
+    if os.environ.get("FEDBOUNDS_DESCRIBE_STORE") == "1":
+        _describe_stored(path, cert, build, pb)
     try:
         s = check_stored(pb, cert)
     except CertificateError as exc:

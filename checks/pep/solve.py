@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_SOLVERS",
     "RETRY_OPTIONS",
     "SCS_OPTIONS",
+    "VIOLATION_REL_TOL",
     "Certificate",
     "SolverRun",
     "certificate_record",
@@ -55,6 +56,7 @@ __all__ = [
     "check_positive",
     "dual_feasibility",
     "pep_verdict",
+    "proof_decides",
     "solve_once",
     "verdict",
     "with_proof",
@@ -401,14 +403,36 @@ def with_proof(cert: Certificate, build: Builder) -> Certificate:
     return cert if proof is None else dataclasses.replace(cert, proof=proof)
 
 
+#: an admissible instance shows a violation when its value exceeds the bound by more than this share of |bound| (plus
+#: the absolute tolerance): the scale of a primal point's feasibility error, far below the solvers' agreement rel_tol
+VIOLATION_REL_TOL = 1e-6
+
+
+def proof_decides(cert: Certificate, bound: float) -> bool:
+    """Whether ``cert``'s verified exact certificate proves the claim ``worst case <= bound``: its exact bound B (a
+    rational) is <= the claim's bound read exactly (the binary64 ``bound`` as the rational it is). A certificate of
+    ``<= 1.77e-9`` does not prove a claim ``<= 0`` (docs/provenance.md §7)."""
+    from fractions import Fraction
+
+    if not cert.proved or cert.proof is None or not math.isfinite(bound):
+        return False
+    exact = cert.proof.get("bound_exact")
+    return exact is not None and Fraction(str(exact)) <= Fraction(float(bound))
+
+
 def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_tol: float | None = None, *,
             relaxed: bool = False) -> str:
-    """Verdict on the claim ``worst case <= bound`` from a certificate.
+    """Verdict on the claim ``worst case <= bound`` from a certificate, in this order:
 
-    * ``holds``: certified, and the conservative value (an upper bound on the worst case) is <= bound + tol,
-      tol = ``rel_tol`` |bound| + ``abs_tol`` (defaults: the certificate's own tolerances);
-    * ``violated``: an admissible instance exceeds bound + tol (:func:`fedbounds.checks.pep.lower.primal_lower`, the
-      smallest feasible primal value: a lower bound on the worst case), or the PEP is certified unbounded;
+    * ``violated``: the PEP is certified unbounded, or an admissible instance exceeds the bound
+      (:func:`fedbounds.checks.pep.lower.primal_lower`, the smallest feasible primal value: a lower bound on the worst
+      case) by more than its feasibility scale, tol_v = min(``rel_tol``, :data:`VIOLATION_REL_TOL`) |bound| +
+      ``abs_tol``;
+    * ``holds``: an exact certificate proves the bound (:func:`proof_decides`), or the PEP is certified and the
+      conservative value (an upper bound on the worst case, up to the solvers' accuracy) is <= bound + tol,
+      tol = ``rel_tol`` |bound| + ``abs_tol`` (defaults: the certificate's own tolerances) and no admissible instance
+      exceeds the bound (above). The tolerance lets a tight bound hold on the solvers' values; it never outweighs an
+      instance: a one-step gradient descent whose worst case is 1/6 does not hold for the claim 1/6 - 1e-4;
     * ``inconclusive``: anything else. A certificate whose solvers are not all optimal, or disagree, is never
       ``holds``; a dual value above the bound is never ``violated`` on its own.
 
@@ -420,17 +444,21 @@ def verdict(cert: Certificate, bound: float, rel_tol: float | None = None, abs_t
 
     if not math.isfinite(bound):
         raise ValueError(f"bound must be finite, got {bound}")
-    tol = (cert.rel_tol if rel_tol is None else rel_tol) * abs(bound) + (cert.abs_tol if abs_tol is None else abs_tol)
+    rel = cert.rel_tol if rel_tol is None else rel_tol
+    ab = cert.abs_tol if abs_tol is None else abs_tol
+    tol = rel * abs(bound) + ab
     if cert.unbounded:
+        return "violated"
+    if proof_decides(cert, bound):
+        return "holds"
+    low = None if relaxed else primal_lower(cert)
+    if low is not None and low > bound + min(rel, VIOLATION_REL_TOL) * abs(bound) + ab:
         return "violated"
     if cert.certified and cert.value is not None and cert.value <= bound + tol:
         return "holds"
-    if relaxed:
-        if cert.certified and all(v is not None and v > bound + tol for v in cert.values.values()):
-            return "violated"
-        return "inconclusive"
-    low = primal_lower(cert)
-    return "violated" if low is not None and low > bound + tol else "inconclusive"
+    if relaxed and cert.certified and all(v is not None and v > bound + tol for v in cert.values.values()):
+        return "violated"
+    return "inconclusive"
 
 
 def check_positive(name: str, value: float) -> float:
@@ -449,11 +477,22 @@ def check_nonnegative(name: str, value: float) -> float:
     return v
 
 
-def certificate_record(cert: Certificate) -> dict[str, Any]:
+def certificate_record(cert: Certificate, bound: float | None = None) -> dict[str, Any]:
     """What a report shows of a certificate: status, value, per-solver value / status / duality gap / seconds,
-    the Gram dimension and the agreement tolerances (JSON-safe, no Gram matrices)."""
+    the Gram dimension and the agreement tolerances (JSON-safe, no Gram matrices).
+
+    Given the claim's ``bound``, ``pep_status`` is ``proved`` only when the exact certificate proves that bound
+    (:func:`proof_decides`); a verified certificate of a larger bound leaves it ``certified``, and its proof record
+    says so (``decides_claim``: false, ``claim_bound``)."""
+    status = cert.status
+    proof = None if cert.proof is None else dict(cert.proof)
+    if bound is not None and cert.proved and proof is not None:
+        proof["decides_claim"] = proof_decides(cert, bound)
+        proof["claim_bound"] = float(bound)
+        if not proof["decides_claim"]:
+            status = "certified"
     return {
-        "pep_status": cert.status,
+        "pep_status": status,
         "value": cert.value,
         "gram_dim": cert.gram_dim,
         "rel_tol": cert.rel_tol,
@@ -463,7 +502,7 @@ def certificate_record(cert: Certificate) -> dict[str, Any]:
                        "primal_violation": r.primal_violation, "dual_feasibility": r.dual_feasibility}
             for r in cert.runs
         },
-        "proof": None if cert.proof is None else dict(cert.proof),
+        "proof": proof,
     }
 
 
@@ -472,6 +511,7 @@ def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, *
     """A :class:`fedbounds.checks.verdicts.verdict.Verdict` for the claim ``worst case <= bound`` from a certificate.
 
     The status is :func:`verdict`'s (never ``holds`` unless certified, never ``violated`` on an upper bound alone);
+    ``pep_status`` reads ``proved`` only when the exact certificate proves ``bound`` itself (:func:`certificate_record`);
     ``observed`` is the certified worst case (+inf when unbounded, nan when inconclusive), ``ci_high`` the same upper
     bound and ``ci_low`` the admissible instance's value (:func:`fedbounds.checks.pep.lower.primal_lower`; nan when
     none, or when the PEP is ``relaxed``); the details carry :func:`certificate_record`, the ratio worst / bound and
@@ -491,4 +531,4 @@ def pep_verdict(claim_id: str, instance: str, cert: Certificate, bound: float, *
     return Verdict(claim_id=claim_id, instance=instance, observed=observed, bound=float(bound),
                    ci_low=math.inf if cert.unbounded else (math.nan if low is None else float(low)),
                    ci_high=observed, status=status, slack=slack, exact=True,
-                   details={"pep": certificate_record(cert), "ratio": ratio, "violation_evidence": evidence, **details})
+                   details={"pep": certificate_record(cert, bound), "ratio": ratio, "violation_evidence": evidence, **details})

@@ -1,4 +1,5 @@
-"""Standalone verifier of an exact PEP certificate: standard library only (``fractions``, ``json``, ``gzip``), no solver.
+"""Verifier of an exact PEP certificate: the arithmetic in the standard library alone (``fractions``, ``json``,
+``zlib``), no solver; the check that the file is of its stated problem rebuilds that problem with the project's builder.
 
 What a certificate proves. A PEP (Drori and Teboulle 2014; Taylor, Hendrickx and Glineur 2017) is the SDP
 
@@ -19,36 +20,107 @@ enlarges the feasible set, so the listed rows may be the support of the multipli
 File format (JSON, gzip-compressed when the name ends in .gz; every number a string "p/q" or "p"): ``format``,
 ``points`` (size of G), ``values`` (length of F), ``objective`` (index of tau in F), ``bound``, ``rows``: a list of
 {``kind``: "inequality" | "equality", ``y``: multiplier, ``gram``: [[i, j, c], ...] meaning c G[i, j] summed over
-i <= j (so the off-diagonal entry of A is c/2), ``values``: [[k, c], ...], ``constant``: c}. Anything else in the file
-(the problem's description and hash, the float value, delta) is informative and not trusted.
+i <= j (so the off-diagonal entry of A is c/2), ``values``: [[k, c], ...], ``constant``: c}, and ``problem``: the
+PEP the certificate is of (docs/provenance.md §7): ``paper``, ``family``, ``builder`` (``module:function``, a function
+marked as a certificate builder), ``builder_version``, ``parameters`` ([[name, type, text], ...], every number an
+exact rational string), ``data`` ("binary64" or "exact": how the rows are read) and ``hash`` (of the rebuilt rows;
+the file's name). The float value, delta and timings are informative and not trusted.
 
-Run ``python -m fedbounds.checks.pep.verify_certificate FILE...``: one line per file, exit 0 when every file
-verifies, 1 when one does not, 2 on unreadable input.
+Which PEP. Rows that prove a bound prove it for *those* rows; a file could carry the rows of an easier problem. So
+the command first rebuilds the PEP from ``problem`` (:func:`fedbounds.checks.pep.certificate.rebuild`: the builder
+at those parameters), requires its hash to be the file's name and the recorded hash, its sizes to be the file's,
+and every stored row to be exactly one of the rebuilt rows; only then does it do the arithmetic. ``--rows-only``
+skips the rebuild (the arithmetic alone: a bound of the PEP made of the stored rows, whatever PEP that is), and needs
+only the standard library.
+
+Bounded input. Regular files only (a FIFO or a device is refused without being opened for a blocking read), at most
+:data:`MAX_FILE_BYTES` read and :data:`MAX_JSON_BYTES` decompressed, nesting at most :data:`MAX_DEPTH`, every
+number a string "p" or "p/q" of at most :data:`MAX_DIGITS` digits per part (no exponents: "1e100000000" is refused,
+not computed), ``points`` an integer in 1..:data:`MAX_POINTS` and ``values`` in 1..:data:`MAX_VALUES`, checked
+before anything is allocated.
+
+Run ``python -m fedbounds.checks.pep.verify_certificate [--rows-only] FILE...``: one line per file, exit 0 when every
+file verifies, 1 when one does not prove its bound (or is not of its stated problem), 2 on an unreadable or
+malformed file, 130 on interrupt.
 """
 
 from __future__ import annotations
 
-import gzip
+import itertools
 import json
+import os
+import re
+import stat
 import sys
 import time
+import zlib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CertificateError", "ldlt_psd", "load", "main", "verify", "verify_file"]
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_FILE_BYTES", "MAX_JSON_BYTES", "MAX_POINTS", "MAX_VALUES", "CertificateError",
+           "Unreadable", "ldlt_psd", "load", "main", "verify", "verify_file"]
 
 FORMAT = "fedbounds-pep-certificate/1"
+
+#: at most this many bytes are read from a file (the store's largest: 0.4 MB compressed)
+MAX_FILE_BYTES = 16 * 2**20
+#: ... and decompressed (the store's largest: 4.7 MB of JSON; 16 MiB of the smallest JSON objects stays near 1 GB in
+#: Python objects at worst)
+MAX_JSON_BYTES = 16 * 2**20
+#: nesting of arrays and objects (a certificate needs 4)
+MAX_DEPTH = 16
+#: digits of the numerator, resp. the denominator, of one number (the store's longest: 128)
+MAX_DIGITS = 2000
+#: the Gram size (the store's largest: 82; the LDL^T costs points^3)
+MAX_POINTS = 512
+#: the number of function values (the store's largest: 51)
+MAX_VALUES = 100_000
+
+_NUMBER = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
+_JSON_NAMES = {list: "array", type(None): "null", str: "string", int: "number", float: "number", bool: "boolean"}
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
 
 
 class CertificateError(ValueError):
     """A certificate that does not prove its bound (the message says which condition fails)."""
 
 
+class Unreadable(CertificateError):
+    """A file that is not a certificate at all: unreadable, too large, malformed (exit 2, not 1)."""
+
+
 def _q(s: Any) -> Fraction:
-    if isinstance(s, bool) or not isinstance(s, str | int):
-        raise CertificateError(f"a number must be a string 'p/q' or an integer, got {s!r}")
-    return Fraction(s)
+    """A number of the file: a string "p" or "p/q" (at most :data:`MAX_DIGITS` digits each, q > 0) or an integer."""
+    if isinstance(s, int) and not isinstance(s, bool):
+        if s.bit_length() > 4 * MAX_DIGITS:
+            raise Unreadable(f"an integer of more than {MAX_DIGITS} digits")
+        return Fraction(s)
+    if not isinstance(s, str):
+        raise Unreadable(f"a number must be a string 'p/q' or an integer, got {type(s).__name__}")
+    if len(s) > 2 * MAX_DIGITS + 2 or not _NUMBER.fullmatch(s) or any(len(p) > MAX_DIGITS for p in s.lstrip("-").split("/")):
+        raise Unreadable(f"not a number 'p' or 'p/q' of at most {MAX_DIGITS} digits: {s[:40]!r}")
+    num, _, den = s.partition("/")
+    if den and int(den) == 0:
+        raise Unreadable(f"a number with a zero denominator: {s[:40]!r}")
+    return Fraction(int(num), int(den) if den else 1)
+
+
+def _index(x: Any, what: str) -> int:
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise Unreadable(f"{what} must be an integer, got {type(x).__name__}")
+    return x
+
+
+def _size(cert: dict[str, Any], key: str, cap: int) -> int:
+    """``points`` or ``values``: an integer in 1..cap, before anything of that size is allocated."""
+    v = cert.get(key)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise Unreadable(f"{key!r} must be an integer, got {v!r}"[:120])
+    if not 1 <= v <= cap:
+        raise Unreadable(f"{key!r} = {v} outside 1..{cap}" if v.bit_length() < 64 else f"{key!r} outside 1..{cap}")
+    return v
 
 
 def ldlt_psd(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
@@ -88,14 +160,16 @@ def ldlt_psd(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
 def verify(cert: dict[str, Any]) -> dict[str, Any]:
     """Check conditions (i)-(iii) of the module docstring exactly; return a summary, or raise CertificateError."""
     t0 = time.perf_counter()
+    if not isinstance(cert, dict):
+        raise Unreadable(f"the file holds a JSON {type(cert).__name__}, not a certificate object")
     if cert.get("format") != FORMAT:
-        raise CertificateError(f"unknown format {cert.get('format')!r} (expected {FORMAT!r})")
-    try:
-        npts, nval, obj = int(cert["points"]), int(cert["values"]), int(cert["objective"])
-        bound = _q(cert["bound"])
-        rows = cert["rows"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CertificateError(f"missing or malformed field: {exc}") from None
+        raise Unreadable(f"unknown format {str(cert.get('format'))[:60]!r} (expected {FORMAT!r})")
+    npts, nval = _size(cert, "points", MAX_POINTS), _size(cert, "values", MAX_VALUES)
+    obj = _index(cert.get("objective"), "'objective'")
+    bound = _q(cert.get("bound"))
+    rows = cert.get("rows")
+    if not isinstance(rows, list):
+        raise Unreadable("'rows' must be a list")
     if not (0 <= obj < nval):
         raise CertificateError(f"objective index {obj} outside the {nval} values")
     S = [[Fraction(0)] * npts for _ in range(npts)]
@@ -103,15 +177,19 @@ def verify(cert: dict[str, Any]) -> dict[str, Any]:
     V = Fraction(0)
     denominators = 1
     for r, row in enumerate(rows):
-        y = _q(row["y"])
-        kind = row["kind"]
+        if not isinstance(row, dict) or not isinstance(row.get("gram"), list) or not isinstance(row.get("values"), list):
+            raise Unreadable(f"row {r} is not an object with lists 'gram' and 'values'")
+        y = _q(row.get("y"))
+        kind = row.get("kind")
         if kind not in ("inequality", "equality"):
             raise CertificateError(f"row {r}: kind {kind!r}")
         if kind == "inequality" and y < 0:
             raise CertificateError(f"row {r}: negative multiplier {y} on an inequality")
         denominators = max(denominators, y.denominator)
-        for i, j, c in row["gram"]:
-            i, j, c = int(i), int(j), _q(c)
+        for e in row["gram"]:
+            if not isinstance(e, list) or len(e) != 3:
+                raise Unreadable(f"row {r}: a Gram entry is not [i, j, c]")
+            i, j, c = _index(e[0], "a Gram index"), _index(e[1], "a Gram index"), _q(e[2])
             if not (0 <= i <= j < npts):
                 raise CertificateError(f"row {r}: Gram entry ({i}, {j}) outside 0 <= i <= j < {npts}")
             if i == j:
@@ -119,12 +197,14 @@ def verify(cert: dict[str, Any]) -> dict[str, Any]:
             else:
                 S[i][j] += y * c / 2
                 S[j][i] += y * c / 2
-        for k, c in row["values"]:
-            k = int(k)
+        for e in row["values"]:
+            if not isinstance(e, list) or len(e) != 2:
+                raise Unreadable(f"row {r}: a value entry is not [k, c]")
+            k, c = _index(e[0], "a value index"), e[1]
             if not (0 <= k < nval):
                 raise CertificateError(f"row {r}: value index {k} outside 0..{nval - 1}")
             Fsum[k] += y * _q(c)
-        V -= y * _q(row["constant"])
+        V -= y * _q(row.get("constant"))
     for k in range(nval):
         want = 1 if k == obj else 0
         if Fsum[k] != want:
@@ -139,42 +219,120 @@ def verify(cert: dict[str, Any]) -> dict[str, Any]:
             "rank": len(pivots), "max_denominator": denominators, "seconds": time.perf_counter() - t0}
 
 
+def _read(path: str | Path) -> bytes:
+    """The bytes of a regular file, at most :data:`MAX_FILE_BYTES` (opened non-blocking: a FIFO never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise Unreadable(f"cannot open: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Unreadable("not a regular file (a FIFO, device or folder is refused)")
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                raise Unreadable(f"larger than {MAX_FILE_BYTES} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise Unreadable(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def _gunzip(raw: bytes) -> bytes:
+    """One gzip member, at most :data:`MAX_JSON_BYTES` decompressed; truncated or trailing data is refused."""
+    d = zlib.decompressobj(wbits=31)
+    try:
+        out = d.decompress(raw, MAX_JSON_BYTES + 1)
+    except zlib.error as exc:
+        raise Unreadable(f"not a gzip stream: {exc}") from None
+    if len(out) > MAX_JSON_BYTES:
+        raise Unreadable(f"decompresses to more than {MAX_JSON_BYTES} bytes")
+    if not d.eof:
+        raise Unreadable("truncated gzip stream")
+    if d.unused_data.strip(b"\0"):
+        raise Unreadable("data after the gzip stream")
+    return out
+
+
+def _depth(text: bytes) -> int:
+    """The deepest nesting of [ and { (brackets inside strings counted too: an over-count only refuses odd files)."""
+    steps = text.translate(_STEPS, _NOT_BRACKETS)  # +1 per opening, -1 (0xff as a signed byte) per closing
+    return max(itertools.accumulate(memoryview(steps).cast("b")), default=0)
+
+
 def load(path: str | Path) -> dict[str, Any]:
-    """A certificate file: JSON, gzip-compressed when its name ends in ``.gz``."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh)
+    """A certificate file: JSON, gzip-compressed when it starts with gzip's magic (or its name ends in ``.gz``), read
+    within the bounds of the module docstring. Raises :class:`Unreadable`."""
+    raw = _read(path)
+    if raw[:2] == b"\x1f\x8b" or str(path).endswith(".gz"):
+        raw = _gunzip(raw)
+    if _depth(raw) > MAX_DEPTH:
+        raise Unreadable(f"nested deeper than {MAX_DEPTH}")
+    try:
+        cert = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise Unreadable(f"not JSON: {str(exc)[:120]}") from None
+    if not isinstance(cert, dict):
+        raise Unreadable(f"the file holds a JSON {_JSON_NAMES.get(type(cert), 'value')}, not a certificate object")
+    return cert
 
 
-def verify_file(path: str | Path) -> dict[str, Any]:
-    """:func:`verify` on a certificate file (:func:`load`)."""
-    return verify(load(path))
+def verify_file(path: str | Path, rows_only: bool = False) -> dict[str, Any]:
+    """:func:`verify` on a certificate file (:func:`load`); unless ``rows_only``, first that the file's rows are rows of
+    the PEP its ``problem`` rebuilds to, whose hash is the file's name
+    (:func:`fedbounds.checks.pep.certificate.check_problem`)."""
+    cert = load(path)
+    if rows_only:
+        return verify(cert)
+    from fedbounds.checks.pep.certificate import check_problem
+
+    return check_problem(cert, Path(path).name)
+
+
+_USAGE = "usage: python -m fedbounds.checks.pep.verify_certificate [--rows-only] FILE..."
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if not args:
-        print("usage: python -m fedbounds.checks.pep.verify_certificate FILE...", file=sys.stderr)
+    args = sys.argv[1:] if argv is None else list(argv)
+    rows_only = "--rows-only" in args
+    files = [a for a in args if a != "--rows-only"]
+    if not files or any(a.startswith("-") and a != "-" for a in files):
+        print(_USAGE, file=sys.stderr)
         return 2
     code = 0
-    for a in args:
+    for a in files:
         try:
-            s = verify_file(a)
+            s = verify_file(a, rows_only=rows_only)
+        except Unreadable as exc:
+            print(f"{a}: unreadable certificate: {exc}", file=sys.stderr)
+            code = 2
+            continue
         except CertificateError as exc:
             print(f"{a}: NOT PROVED: {exc}")
             code = max(code, 1)
             continue
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            print(f"{a}: unreadable certificate: {type(exc).__name__}: {exc}", file=sys.stderr)
+        except MemoryError:
+            print(f"{a}: unreadable certificate: out of memory", file=sys.stderr)
             code = 2
             continue
+        except Exception as exc:  # a bug, not a verdict on the file: said as such, in one line
+            print(f"{a}: internal error: {type(exc).__name__}: {str(exc)[:160]}", file=sys.stderr)
+            return 70
+        what = "the stored rows (--rows-only: not checked against a problem)" if rows_only else s.get("problem", "")
         print(f"{a}: proved: worst case <= {float(s['bound']):.12g} (certified value {float(s['value']):.12g}; "
-              f"{s['rows']} rows, Gram {s['points']}, rank {s['rank']}, {s['seconds']:.3f} s)")
+              f"{s['rows']} rows, Gram {s['points']}, rank {s['rank']}, {s['seconds']:.3f} s; {what})")
     return code
 
 
 if __name__ == "__main__":
+    # run the package's copy of this module (``python -m`` runs it as __main__, a second copy whose CertificateError
+    # the rebuild, which imports the package's, would not match)
+    from fedbounds.checks.pep.verify_certificate import main as _main
+
     try:
-        sys.exit(main())
+        sys.exit(_main())
     except KeyboardInterrupt:
         sys.exit(130)

@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import (
     DEFAULT_ABS_TOL,
     DEFAULT_REL_TOL,
@@ -155,6 +156,7 @@ def _check(L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamm
     return L_f, L_r, lam, B, eta, gamma_r, int(N)
 
 
+@pep_builder("ds_fedproxgrad", "ds.pep: Lemma 5.2 descent", 1)
 def build_lemma52_pep(
     L_f: float, L_r: float, lam: float, B: float | None, eta: float, gamma_r: float, xi: float,
     N: int = 2, local: str = "inexact", Phi: float | None = None,

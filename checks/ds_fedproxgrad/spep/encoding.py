@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, check_positive
 
 __all__ = ["NOISE_MODELS", "SPoint", "build_stochastic_pep", "printed_coefficients", "scenario_pep", "stochastic_pep"]
@@ -89,6 +90,7 @@ def printed_coefficients(p: SPoint) -> dict[str, float]:
             "K_sigma_tight": evaluate(ds.Xi_tight_sigma2_coefficient, v)}
 
 
+@pep_builder("ds_fedproxgrad", "ds.spep: the expected-Gram round", 1)
 def build_stochastic_pep(p: SPoint, measure: str = "sigma2", noise: str = "correlated", a_G: float | None = None,
                          Phi: float | None = None, xi_r: float | None = None) -> Callable[[], tuple[Any, dict[str, Any]]]:
     """A builder of the expected-Gram PEP (module docstring); ``Phi``/``xi_r`` default to the printed ones."""
@@ -179,6 +181,7 @@ def stochastic_pep(p: SPoint, measure: str = "sigma2", noise: str = "correlated"
     return certify(build_stochastic_pep(p, measure, noise, a_G, Phi, xi_r), solvers=solvers, rel_tol=rel_tol)
 
 
+@pep_builder("ds_fedproxgrad", "ds.spep: the two-scenario lower bound", 1)
 def build_scenario_pep(p: SPoint, noise: str = "correlated", Phi: float | None = None,
                        xi_r: float | None = None) -> Callable[[], tuple[Any, dict[str, Any]]]:
     """Two-scenario instances: e = +u or -u with probability 1/2 (E e = 0, E||e||^2 = ||u||^2 = 1), G = 0; with

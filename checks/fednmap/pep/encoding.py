@@ -92,6 +92,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, check_positive
 
 __all__ = [
@@ -327,6 +328,7 @@ def _initial_corrections(problem: Any, n: int, mode: str, z0: Any) -> list[Any]:
 # --------------------------------------------------------------------------------------------------------------
 # measure (a): min_t ||F_nor(z_t)||^2 against the Lyapunov decrease
 # --------------------------------------------------------------------------------------------------------------
+@pep_builder("fednmap", "fednmap.pep: measure (a), the Lyapunov descent", 1)
 def build_lyapunov_pep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, variant: str = "A", measure: str = "min", initial_correction: str = "zero",
@@ -689,6 +691,7 @@ def largest_certified_step(
 # --------------------------------------------------------------------------------------------------------------
 # measure (b): one-round Lyapunov contraction under the proximal PL condition
 # --------------------------------------------------------------------------------------------------------------
+@pep_builder("fednmap", "fednmap.pep: measure (b), the PL contraction", 1)
 def build_pl_contraction_pep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, mu: float,
     C_0: float, C_c: float, variant: str = "A", initial_correction: str = "free",

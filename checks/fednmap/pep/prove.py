@@ -40,7 +40,9 @@ lifted multipliers would not fit), and the new full-form value must agree with t
 ``--write`` rewrites the files atomically after each attempted row (a stopped pass keeps what it proved), with the
 pass's command, date, versions and status counts in ``META["prove"]`` (pep_evidence), ``meta["prove"]``
 (pep_c0_window) or ``prove`` (spep_grid, spep_speedup); without it the counts are printed only. ``--grid all`` (the
-default) is the four files in turn.
+default) is the four files in turn. ``--describe-store`` is the one-off migration to self-contained certificates
+(:func:`describe_stored`, docs/provenance.md §7): it writes each named file's problem description, rebuilt from its
+row, into the file (no solve; names and rows unchanged).
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ from typing import Any
 
 from fedbounds.checks.runtime.jsonsafe import json_safe
 
-__all__ = ["PEP_FILE", "SPEEDUP_FILE", "SPEP_FILE", "WINDOW_FILE", "Target", "diagnose", "lookup", "main", "pep_target", "prove_grid",
+__all__ = ["PEP_FILE", "SPEEDUP_FILE", "SPEP_FILE", "WINDOW_FILE", "Target", "describe_stored", "diagnose", "lookup", "main", "pep_target",
+           "prove_grid",
            "prove_row", "room", "speedup_targets", "spep_target", "window_target"]
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -514,6 +517,64 @@ def _stamp(data: dict[str, Any], grid: str, argv: list[str], started: str) -> No
     home["prove"] = rec
 
 
+def describe_stored(grid: str, log: Callable[[str], None] = print) -> Counter:
+    """The one-off migration to self-contained certificates (docs/provenance.md §7): for each row of ``grid`` that
+    names a certificate, rebuild its PEP(s) as the pass does (no solve) and, where the stored file of those rows
+    (binary64, else the exactly built ones) names no builder yet, write the rebuilt problem's description into it.
+    The file's name (the rows' hash) and its rows are unchanged; a file whose rows are not the rebuilt PEP's is
+    reported, never described. Returns the counts."""
+    import gzip
+
+    from fedbounds.checks.pep.certificate import _exact_problem, _write, check_problem, describe, load, problem_of, stored
+
+    data = json.loads(GRIDS[grid].read_text(encoding="utf-8"))
+    counts: Counter = Counter()
+    for table, row, point in _rows(data, grid):
+        file = (row.get("proof") or {}).get("file")
+        if not file:
+            continue
+        try:
+            target = _target(grid, table, point)
+        except (Unprovable, ValueError) as exc:
+            counts["no target"] += 1
+            log(f"{_describe(table, point)}: no target: {exc}")
+            continue
+        for t in target if isinstance(target, list) else [target]:
+            pb = problem_of(t.build)
+            cands = [(pb, "binary64")]
+            if not stored(pb.digest).exists() and (pbx := _exact_problem(t.build, pb)) is not None:
+                cands.append((pbx, "exact"))
+            hit = next(((q, d) for q, d in cands if stored(q.digest).name == file), None)
+            if hit is None:
+                continue
+            q, data_kind = hit
+            path = stored(q.digest)
+            cert = load(path)
+            if (cert.get("problem") or {}).get("builder"):
+                counts["already described"] += 1
+                break
+            desc = describe(t.build)
+            if desc is None:
+                counts["builder not described"] += 1
+                break
+            cert["problem"] = {**cert.get("problem", {}), **desc, "hash": q.digest, "data": data_kind}
+            try:
+                check_problem(cert, path.name)
+            except Exception as exc:
+                counts["rebuilt problem refuses the file"] += 1
+                log(f"{path.name}: not described: {exc}")
+                break
+            _write(path, cert)
+            assert gzip.open(path).read()  # written whole
+            counts["described"] += 1
+            log(f"{path.name}: described ({_describe(table, point)})")
+            break
+        else:
+            counts["file not of the rebuilt rows"] += 1
+            log(f"{_describe(table, point)}: {file} is not the file of the rebuilt rows")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     """The CLI (module docstring); exit 2 on an unreadable or unwritable file, 130 on interrupt."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -522,7 +583,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help="rewrite the grid file(s), after each row (else print only)")
     ap.add_argument("--retry", action="store_true", help="attempt again the rows a previous pass did not prove")
     ap.add_argument("--limit", type=int, default=None, help="attempt at most this many rows per grid")
+    ap.add_argument("--describe-store", action="store_true",
+                    help="one-off migration: write each stored certificate's problem (builder, parameters) into it")
     args = ap.parse_args(argv)
+    if args.describe_store:
+        for grid in tuple(GRIDS) if args.grid == "all" else (args.grid,):
+            print(json.dumps({grid: dict(describe_stored(grid, log=lambda s: print(s, flush=True)))}), flush=True)
+        return 0
     started = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     if args.limit is not None and args.limit < 0:
         print("error: --limit must be >= 0", file=sys.stderr)

@@ -49,6 +49,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fedbounds.checks.fednmap.pep.encoding import _basis_scale, _check, _Round
+from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, with_proof
 from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
@@ -102,6 +103,7 @@ def spep_gram_dimension(n: int, Q: int, variant: str = "A") -> int:
     return gram_dimension(n, Q, 1, variant, "free") + n * Q
 
 
+@pep_builder("fednmap", "fednmap.spep: one stochastic round", 1)
 def build_round_spep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, C_0: float, C_c: float,
     d: float, d_c: float = 0.0, variant: str = "A", sigma2: float = 1.0, orthogonality: bool = True,

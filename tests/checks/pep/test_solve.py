@@ -145,3 +145,24 @@ def test_arguments_are_validated():
     assert isinstance(cert, Certificate) and cert.certified
     with pytest.raises(ValueError, match="bound"):
         verdict(cert, math.inf)
+
+
+def test_a_false_bound_within_the_solvers_tolerance_is_neither_holds_nor_proved(tmp_path, monkeypatch):
+    """One gradient step (exact worst case 1/6): the false claim 1/6 - 1e-4 lies within the two-solver tolerance
+    (1e-3 relative) of the certified value, and a verified exact certificate of 1/6 + delta is attached. Neither may
+    make it hold: the admissible instance (about 1/6) exceeds the claim, so it is violated, and the certificate's
+    bound is above the claim's, so ``pep_status`` is not ``proved``. The true claim 1/6 + 1e-5 is proved."""
+    from fedbounds.checks.pep import certificate as C
+    from fedbounds.checks.pep.solve import pep_verdict
+
+    monkeypatch.setattr(C, "STORE", tmp_path)
+    monkeypatch.setenv("FEDBOUNDS_PROVE", "1")
+    cert = certify(gd_convex(1.0, 1.0))
+    assert cert.proved and float(cert.proof["bound"]) > 1 / 6  # a verified certificate of 1/6 + delta
+    false = pep_verdict("gd", "h = 1", cert, 1 / 6 - 1e-4)
+    assert false.status == "violated" and false.details["pep"]["pep_status"] == "certified"
+    assert false.details["pep"]["proof"]["decides_claim"] is False
+    true = pep_verdict("gd", "h = 1", cert, 1 / 6 + 1e-5)
+    assert true.status == "holds" and true.details["pep"]["pep_status"] == "proved"
+    # the proof alone decides a claim between the solvers' value and the certificate's bound only if it covers it
+    assert verdict(cert, float(cert.proof["bound"])) == "holds"

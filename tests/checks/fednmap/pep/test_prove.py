@@ -235,9 +235,20 @@ def test_a_rebuilt_row_has_its_certificates_row_hash(grid: str, table: str, wher
         return pe.pep_target(table, r) if grid == "pep" else pe.window_target(table, r) if grid == "window" \
             else pe.speedup_targets(r)[0] if grid == "speedup" else pe.spep_targets(r)[0]
 
-    digest = C.problem_of(target(row).build).digest
+    pb = C.problem_of(target(row).build)
+    digest = pb.digest
     assert row["proof"]["hash"] == digest and row["proof"]["file"] == f"{digest}.json.gz"
-    assert load(C.STORE / row["proof"]["file"])["problem"]["hash"] == digest
+    cert = load(C.STORE / row["proof"]["file"])
+    assert cert["problem"]["hash"] == digest
+    # rows, not names: every stored row is a row of the PEP rebuilt from the row's point, and the file's own
+    # description of its problem (what the command-line verifier rebuilds; at n = 1 it may be another builder call
+    # with the same rows) rebuilds to the same PEP
+    C.check_stored(pb, cert)
+    assert C.check_problem(cert, row["proof"]["file"])["value"] <= Fraction(cert["bound"])
+    tampered = copy.deepcopy(cert)
+    tampered["rows"][0]["constant"] = str(Fraction(tampered["rows"][0]["constant"]) + 1)
+    with pytest.raises(C.CertificateError, match="not a row of this PEP"):
+        C.check_stored(pb, tampered)
     moved = {**row, "C_0": 2 * row["C_0"]}
     if table == "exponent":  # the rebuild checks the recorded Theorem 8 exponent, which moves with C_0
         from fedbounds.checks.fednmap.pep.encoding import theorem5_steps, theorem8_exponent
@@ -246,6 +257,17 @@ def test_a_rebuilt_row_has_its_certificates_row_hash(grid: str, table: str, wher
         st = theorem5_steps(L, RHO, row["Q"])
         moved["exponent_theorem8"] = theorem8_exponent(K * st["eta_hat"], row["mu"], st["gamma"], moved["C_0"])
     assert C.problem_of(target(moved).build).digest != digest
+
+
+def test_every_file_an_evidence_row_names_names_its_problem() -> None:
+    """Each certificate an evidence row points to is self-contained: it names a builder of its grid's family (the
+    command-line verifier rebuilds it from there; the slow store test does so for every file)."""
+    names = {r["proof"]["file"] for _, _, r in _grids() if (r.get("proof") or {}).get("status") == "proved"}
+    names |= {sv["proof"]["file"] for _, sv in _speedup() if (sv.get("proof") or {}).get("status") == "proved"}
+    assert len(names) >= 200
+    for name in sorted(names):
+        problem = load(C.STORE / name)["problem"]
+        assert problem["hash"] == name[:16] and problem["builder"].startswith("fedbounds.checks.fednmap."), name
 
 
 def test_a_rerun_attempts_nothing(capsys: pytest.CaptureFixture[str]) -> None:
