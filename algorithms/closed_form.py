@@ -54,6 +54,9 @@ UNIT_TOL = 1e-11
 #: s_0, b, Sigma with components along the non-decaying left subspace below this (relative) do not excite it; the
 #: left subspace itself is computed to ~ eps / sep (8e-9 relative at Theorem 5's steps), far below this
 LEAK_RTOL = 1e-5
+#: steps of iterative refinement of the limit (residuals of the whole state's equations in np.longdouble: where that
+#: is 80-bit, the fixed point at heterogeneity 1e6, |b| ~ 1e6 and 1 - radius ~ 1e-7, is x* to 1e-8 instead of 1e-4)
+REFINE_STEPS = 2
 #: the metrics (names as in ``fedbounds.algorithms.exact.ExactTrajectory``'s ``E_<name>``)
 METRICS = ("psi_gap", "dist_sq", "normal_map_sq", "natural_residual_sq")
 
@@ -163,9 +166,11 @@ class ClosedForm:
     method: str  # "eigen" or "doubling"
     spectral_radius: float
     eig_cond: float
+    full: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # the whole state's (M, b, Sigma)
     leak: float = 0.0  # the largest relative component of s0, b, Sigma along the non-decaying modes (decaying_basis)
     _eig: dict[str, Any] = field(default_factory=dict, repr=False)
     _table: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list, repr=False)
+    _limit_cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def r(self) -> int:
@@ -197,22 +202,51 @@ class ClosedForm:
         elif self.method == "eigen":
             e = self._eig
             lam, W = e["lam"], e["W"]
-            mt = W @ (lam**t * e["m0"] + _geometric(lam, t) * e["b"])
             Ct = W @ (e["S"] * _geometric(np.outer(lam, lam), t)) @ W.T
-            m, C = mt.real, 0.5 * (Ct.real + Ct.real.T)
+            m, C = self._mean(t), 0.5 * (Ct.real + Ct.real.T)
         else:
             A, s, C = self._doubling(int(t))
-            m = A @ self.s0 + s
+            m = self._mean(t, A, s)
         return self.U @ m, self.U @ C @ self.U.T
+
+    def _mean(self, t: int | float, A: np.ndarray | None = None, s: np.ndarray | None = None) -> np.ndarray:
+        """E[s_t] (reduced). Where the limit exists, m_inf + M^t (s_0 - m_inf) with the refined m_inf: the geometric sum
+        of a large offset b (heterogeneity 1e6) would lose cond(I - M) |b| eps to rounding."""
+        minf = self._limit_cache.get("minf")
+        if self.method == "eigen" and A is None:
+            e = self._eig
+            lam = e["lam"]
+            if minf is not None:
+                return minf + (e["W"] @ (lam**t * e["dm"])).real
+            return (e["W"] @ (lam**t * e["m0"] + _geometric(lam, t) * e["b"])).real
+        if A is None:
+            A, s, _ = self._doubling(int(t))
+        return A @ (self.s0 - minf) + minf if minf is not None else A @ self.s0 + s
 
     def _limit_reduced(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.spectral_radius < 1.0 - RADIUS_TOL:
             raise NoLimit(f"no limit as t -> infinity: the round's map has spectral radius {self.spectral_radius:.12g} "
                           f">= 1 - {RADIUS_TOL:g} "
                           f"on its reachable subspace (dimension {self.r})")
-        m = np.linalg.solve(np.eye(self.r) - self.M, self.b)
+        if "limit" in self._limit_cache:
+            return self._limit_cache["limit"]
+        eye = np.eye(self.r)
+        m = np.linalg.solve(eye - self.M, self.b)
         C = sla.solve_discrete_lyapunov(self.M, self.Sigma)
-        return m, 0.5 * (C + C.T)
+        C = 0.5 * (C + C.T)
+        if self.full is not None:  # refinement: residuals of the whole state's equations in extended precision
+            Mf, bf, Sf = (np.asarray(v, dtype=np.longdouble) for v in self.full)
+            U = self.U.astype(np.longdouble)
+            for _ in range(REFINE_STEPS):
+                Um = U @ m.astype(np.longdouble)
+                r = U.T @ (bf - Um + Mf @ Um)
+                m = m + np.linalg.solve(eye - self.M, np.asarray(r, dtype=float))
+                UC = U @ C.astype(np.longdouble) @ U.T
+                R = U.T @ (Sf + Mf @ UC @ Mf.T) @ U - C.astype(np.longdouble)
+                dC = sla.solve_discrete_lyapunov(self.M, np.asarray(0.5 * (R + R.T), dtype=float))
+                C = C + 0.5 * (dC + dC.T)
+        self._limit_cache["limit"] = (m, C)
+        return m, C
 
     def limit(self) -> tuple[np.ndarray, np.ndarray]:
         """(E[s_inf], Cov[s_inf]): the fixed point and the solution of C = M C M^T + Sigma; :class:`NoLimit` if the
@@ -227,15 +261,17 @@ class ClosedForm:
             e = self._eig
             lam = e["lam"]
             Rt, B = e["R"][metric], e["B"][metric]
-            mt = lam**t * e["m0"] + _geometric(lam, t) * e["b"]
-            y = q.y0 + (Rt @ mt).real
+            if "minf" in self._limit_cache:
+                y = q.y0 + e["yinf"][metric] + (Rt @ (lam**t * e["dm"])).real
+            else:
+                y = q.y0 + (Rt @ (lam**t * e["m0"] + _geometric(lam, t) * e["b"])).real
             tr = float(np.sum(B * e["S"] * _geometric(np.outer(lam, lam), t)).real)
         else:
             if np.isinf(t):
                 m, C = self._limit_reduced()
             else:
                 A, s, C = self._doubling(int(t))
-                m = A @ self.s0 + s
+                m = self._mean(t, A, s)
             return self._from_reduced(metric, m, C)
         return float(q.c + q.a @ y + 0.5 * y @ q.A @ y + 0.5 * tr)
 
@@ -272,12 +308,14 @@ class ClosedForm:
             if self.method == "eigen":
                 return all(self.expectation(metric, t + o) <= target for o in offsets[1:])
             A, s, C = self._doubling(t)  # t + 2^j from the doubling table: O(r^3) per offset
-            m = A @ self.s0 + s
+            m = self._mean(t, A, s)
+            minf = self._limit_cache.get("minf")
             for j in range(len(offsets) - 1):
                 while len(self._table) <= j:
                     self._doubling(2 ** len(self._table))
                 P, sp, Cp = self._table[j]
-                if self._from_reduced(metric, P @ m + sp, P @ C @ P.T + Cp) > target:
+                mj = P @ (m - minf) + minf if minf is not None else P @ m + sp
+                if self._from_reduced(metric, mj, P @ C @ P.T + Cp) > target:
                     return False
             return True
 
@@ -332,7 +370,7 @@ def closed_form(rnd: Any, *, method: str = "auto") -> ClosedForm:
     cond = float(np.linalg.cond(W)) if r else 1.0
     use = method if method != "auto" else ("eigen" if np.isfinite(cond) and cond <= EIG_COND_MAX else "doubling")
     cf = ClosedForm(algorithm=str(rnd.algorithm), params=dict(rnd.params), U=U, M=Mr, b=br, Sigma=0.5 * (Sr + Sr.T), s0=s0r,
-                    metrics=_metrics(rnd), method=use, spectral_radius=rad, eig_cond=cond, leak=leak)
+                    metrics=_metrics(rnd), method=use, spectral_radius=rad, eig_cond=cond, full=(M, b, Sigma), leak=leak)
     if use == "eigen":
         Wi = np.linalg.inv(W)
         cf._eig = {"lam": lam, "W": W, "m0": Wi @ s0r, "b": Wi @ br, "S": Wi @ cf.Sigma @ Wi.T, "R": {}, "B": {}}
@@ -340,6 +378,13 @@ def closed_form(rnd: Any, *, method: str = "auto") -> ClosedForm:
             Rt = q.R @ U @ W
             cf._eig["R"][name] = Rt
             cf._eig["B"][name] = Rt.T @ q.A @ Rt
+    if rad < 1.0 - RADIUS_TOL:
+        minf = cf._limit_reduced()[0]
+        cf._limit_cache["minf"] = minf
+        if use == "eigen":
+            cf._eig["dm"] = Wi @ (s0r - minf)
+            cf._eig["yinf"] = {name: q.R @ U @ minf for name, q in cf.metrics.items()}
+    if use == "eigen":
         if method == "auto" and not _agrees(cf):
             cf.method, cf._eig = "doubling", {}
     return cf
