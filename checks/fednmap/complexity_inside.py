@@ -64,15 +64,16 @@ def _register() -> None:
         details = {"scope": "inside Theorem 5's printed conditions", "exact": "closed-form moments: no replicas, no interval", "at": at,
                    "points": [{"n": n, "Q": Q, "rounds": r["rounds"], "floor": r["floor"], "eta_hat": r["steps"]["eta_hat"],
                                "eta_hat_rule_over_cap": r["steps"]["eta_hat_over_cap"]} for n, Q, r in pts],
-                   "band": [-1 - BAND, -1 + BAND], "target": EPS, "heterogeneity": ZETA}
+                   "point_count": len(pts), "band": [-1 - BAND, -1 + BAND], "target": EPS, "heterogeneity": ZETA}
         if never:
             n, Q = never[0]
             return Verdict(cid, label, float("nan"), -1.0, float("nan"), float("nan"), "violated", 0.0, True,
                            {**details, "reason": f"never reaches eps at (n, Q) = ({n}, {Q}): floor above the target", "never": never})
         f = fit_slope([n * Q for n, Q, _ in pts], [r["rounds"] for _, _, r in pts])
         status = "holds" if abs(f["slope"] + 1.0) <= BAND else "violated"
+        # the fit under its own key: its "points" (a count) must not overwrite the per-point list
         return Verdict(cid, label, f["slope"], -1.0, f["slope"], f["slope"], status, -1.0 / f["slope"] if f["slope"] < 0 else float("nan"),
-                       True, {**details, **f})
+                       True, {**details, "fit": f, "slope": f["slope"]})
 
     @register(cid, title="Linear speedup inside Theorem 5's printed conditions (exact): rounds to eps ~ 1/(nQ)",
               label="PL complexity (after Theorem 8), inside the printed conditions", status="verbatim", family="fednmap")
@@ -101,6 +102,9 @@ def _register() -> None:
             plot.curves.append(Curve("slope -1", [float(n * Q) for n, Q, _ in pts], [r0 / (n * Q) for n, Q, _ in pts], role="bound"))
         res.plots.append(plot)
         floors = [r["floor"] for _, _, r in pts]
+        if v.status != "holds" or not all(math.isfinite(f) for f in floors):
+            missed = sum(r["rounds"] is None for _, _, r in pts)
+            res.notes.append(f"{missed} of {len(pts)} points never reach eps (floor above the target); the plot omits them")
         res.tightness = {"floor_over_eps_max": max(floors) / EPS,
                          "eta_hat_rule_over_cap_max": max(r["steps"]["eta_hat_over_cap"] for _, _, r in pts),
                          "not_applicable": "a slope claim: no observed / bound ratio; the floor / eps ratio says how far below the "

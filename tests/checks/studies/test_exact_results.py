@@ -53,3 +53,23 @@ def test_cap_slice_matches_the_committed_cells() -> None:
     cells = {(c.coords["n"], c.coords["Q"]): c for c in load_spec("fednmap_speedup_inside_cap").iter_cells()}
     for key in [(64, 16), (64, 64)]:
         _check(cells[key], rows[key])
+
+
+def test_diverged_floors_are_labelled_diverged_and_thresholds_are_bracketed() -> None:
+    """A Monte Carlo floor of 1e58 (FedAvg-prox at heterogeneity 4) is diverged, not merely not reached; the point
+    where a method loses the target is reported as (last reached, first lost), with undecided points between."""
+    from fedbounds.checks.studies.exact import _bracket, _label
+
+    rows = _csv(RESULTS / "heterogeneity" / "lasso_points.csv")
+    pts = {}
+    for r in rows:
+        floor = float(r["floor"]) if r["floor"] else None
+        pts.setdefault(r["method"], []).append((float(r["heterogeneity"]), _label(r["decision"], floor), floor))
+    status = {m: dict((h, s) for h, s, _ in sorted(p)) for m, p in pts.items()}
+    assert status["fedavg_prox"][4.0] == "diverged" and status["fednmap_nocorr"][4.0] == "diverged"
+    assert status["fedavg_prox"][3.0] == "not_reached"  # a floor of 0.6: lost, not diverged
+    assert _bracket(sorted(pts["fednmap"])) == (3.0, 4.0)
+    assert _bracket(sorted(pts["fednmap_nocorr"])) == (0.5, 2.0)  # 1 is undecided: inside the bracket
+    assert _bracket(sorted(pts["fedavg_prox"])) == (None, 0.0)  # never reaches it
+    assert _bracket([(0.0, "reached", 1e-3), (1.0, "not_reached", 1.0), (2.0, "reached", 1e-3)]) == (None, None)
+    assert _label("not_reached", float("inf")) == "diverged" and _label("not_reached", 0.5) == "not_reached"
