@@ -20,12 +20,14 @@ import math
 
 import numpy as np
 
-__all__ = ["BAND", "ZETA", "inside_rounds"]
+__all__ = ["BAND", "FIXED_POINT_TOL", "ZETA", "inside_rounds"]
 
 #: heterogeneity of the check's instance (the control's floor is ~1.2 at n = 2 here, against eps = 0.01)
 ZETA = 1.0e6
 #: tolerance on the slope
 BAND = 0.05
+#: |lim E x_t - x*| allowed: FedNMap's fixed point is x* exactly (the closed form's refined limit reaches ~1e-8 here)
+FIXED_POINT_TOL = 1e-6
 EPS = 0.01
 SIGMA2 = 1.0
 Z0 = 3.0
@@ -46,7 +48,10 @@ def inside_rounds(n: int, Q: int, *, correction: bool = True, zeta: float = ZETA
     cf = closed_form(affine_round("fednmap", prob, params, oracle=GaussianOracle(SIGMA2)))
     at = {"L": c["L"].value, "rho": c["rho"].value, "mu": c["mu"].value, "n": n, "Q": Q,
           **{k: st[k] for k in ("gamma", "eta_a", "eta_s", "eta_hat", "m")}}
-    return {"rounds": cf.rounds_to_target("psi_gap", eps), "floor": cf.expectation("psi_gap", math.inf), "steps": st, "at": at}
+    m, _ = cf.limit()
+    q = cf.metrics["dist_sq"]  # x - x* = y0 + R s
+    return {"rounds": cf.rounds_to_target("psi_gap", eps), "floor": cf.expectation("psi_gap", math.inf), "steps": st, "at": at,
+            "fixed_point_error": float(np.linalg.norm(q.y0 + q.R @ m))}
 
 
 def _register() -> None:
@@ -75,6 +80,18 @@ def _register() -> None:
         return Verdict(cid, label, f["slope"], -1.0, f["slope"], f["slope"], status, -1.0 / f["slope"] if f["slope"] < 0 else float("nan"),
                        True, {**details, "fit": f, "slope": f["slope"]})
 
+    def fixed_point_verdict(pts: list[tuple[int, int, dict]]) -> Verdict:
+        """FedNMap's fixed point is x*, the minimiser of f + phi (corrections cancel the drift, the normal map's v_t
+        carries phi): lim E x_t = x* at every point, whatever the noise. A wrong update (the v_t term dropped: then
+        the algorithm minimises f) moves it; the slope verdict cannot see that while the floor stays below eps."""
+        errs = [(n, Q, r["fixed_point_error"]) for n, Q, r in pts]
+        worst = max(e for _, _, e in errs)
+        status = "holds" if worst <= FIXED_POINT_TOL else "violated"
+        return Verdict(cid, "FedNMap's limit mean is x* (the fixed point of the exact moments)", worst, FIXED_POINT_TOL, worst, worst,
+                       status, FIXED_POINT_TOL / worst if worst > 0 else float("inf"), True,
+                       {"quantity": "max over (n, Q) of |lim E x_t - x*|", "tolerance": FIXED_POINT_TOL,
+                        "errors": [{"n": n, "Q": Q, "error": e} for n, Q, e in errs]})
+
     @register(cid, title="Linear speedup inside Theorem 5's printed conditions (exact): rounds to eps ~ 1/(nQ)",
               label="PL complexity (after Theorem 8), inside the printed conditions", status="verbatim", family="fednmap")
     def check_complexity_inside(ctx: CheckContext) -> CheckResult:
@@ -87,6 +104,7 @@ def _register() -> None:
         pts = [(n, Q, inside_rounds(n, Q)) for n in ns for Q in Qs]
         v = verdict("weakly convex quadratic, FedNMap at Theorem 5's printed steps", pts)
         res.verdicts.append(v)
+        res.verdicts.append(fixed_point_verdict(pts))
         ctx.tick("complexity inside: control without correction")
         cpts = [(n, Q, inside_rounds(n, Q, correction=False)) for n in ns for Q in Qs]
         cv = verdict("weakly convex quadratic, FedNMap without correction, same steps", cpts)
