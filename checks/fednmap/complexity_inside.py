@@ -6,8 +6,15 @@ target eps = 0.01 from z0 = 3. Steps: :func:`fedbounds.checks.fednmap.inside.ins
 or below its printed bound, eta_hat = the rule proportional to n Q eps, below its cap here). Rounds to target are
 exact (closed-form moments, ``fedbounds.algorithms.closed_form``: no round loop, no replicas) at n in {1, 2, 4, 8} x
 Q in {1, 2, 4} (full profile: n up to 32, Q up to 16). Verdict on the log-log slope of rounds in nQ: holds if within
--1 +- :data:`BAND`, violated otherwise or when a point never reaches eps. The slope is exact, so there is no
-interval: the details give the fit's residuals.
+-1 +- :data:`BAND`, violated otherwise or when a point never reaches eps (the report then keeps every point, and the
+plot omits those that never reach it). The slope is exact, so there is no interval: the details give the fit's
+residuals (under ``fit``) beside the per-point rounds and floors (``points``).
+
+The slope restates the step rule (rounds x eta_hat is the same in every cell), so a second verdict tests the
+algorithm: the limit mean is x*, the minimiser of f + phi, to :data:`FIXED_POINT_TOL` at every point (FedNMap's
+fixed point is exact). Dropping the normal map's v_t from the local steps moves it by O(1). Faults in the noise
+level, the covariance or the correction step are caught by tests against a reference round
+(``tests/checks/fednmap/test_complexity_inside_faults.py``), not by these verdicts.
 
 Negative control (changes one thing: the correction): FedNMap without its correction (c = 0) on the same instance
 at the same steps. At this heterogeneity its client-drift bias puts the floor above eps at every n >= 2 (at n = 1

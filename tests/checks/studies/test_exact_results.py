@@ -1,5 +1,8 @@
 """The exact studies (results/fednmap_speedup_inside/, results/heterogeneity/): a slice rebuilt from the committed specs
-matches the committed numbers exactly (closed form: no replicas, so the same configuration gives the same numbers)."""
+matches the committed numbers (closed form: no replicas). The committed tables were computed on the earlier Krylov
+basis; the decaying-subspace basis with a refined limit agrees to rounding: floors to 2e-5 relative (measured over
+all cells under 10 s: 1.6e-5 at most), rounds to 1e-6 relative (4 of 86 heterogeneity cells move by one round of
+1.76e7: the gap there falls by 3e-7 of itself per round)."""
 
 from __future__ import annotations
 
@@ -26,8 +29,10 @@ def _check(cell, row: dict) -> None:
     assert out.error is None, out.error
     res = json.loads(out.result)
     rtt = None if row["rounds_to_target"] == "" else int(row["rounds_to_target"])
-    assert res["rounds_to_target"] == rtt, (cell.coords, res["rounds_to_target"], rtt)
-    assert res["floor"] == pytest.approx(float(row["floor"]), rel=1e-9), cell.coords
+    got = res["rounds_to_target"]
+    assert (got is None) == (rtt is None), (cell.coords, got, rtt)
+    assert got is None or abs(got - rtt) <= max(1.0, 1e-6 * rtt), (cell.coords, got, rtt)
+    assert res["floor"] == pytest.approx(float(row["floor"]), rel=2e-5), cell.coords
     assert res["scope"] == row["scope"]
 
 
