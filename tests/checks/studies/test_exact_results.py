@@ -80,3 +80,22 @@ def test_diverged_floors_are_labelled_diverged_and_thresholds_are_bracketed() ->
     assert _bracket(sorted(pts["fedavg_prox"])) == (None, 0.0)  # never reaches it
     assert _bracket([(0.0, "reached", 1e-3), (1.0, "not_reached", 1.0), (2.0, "reached", 1e-3)]) == (None, None)
     assert _label("not_reached", float("inf")) == "diverged" and _label("not_reached", 0.5) == "not_reached"
+
+
+def test_a_cell_without_a_limit_is_diverged(monkeypatch) -> None:
+    """A closed form whose map has spectral radius 1 on its excited modes (here forced) has no floor: the cell says
+    diverged, with the reason, not not_reached."""
+    import fedbounds.algorithms.closed_form as cfm
+    from fedbounds.checks.studies.exact_cells import compute_inside_cell
+
+    real = cfm.closed_form
+
+    def radius_one(rnd, **kw):
+        cf = real(rnd, **kw)
+        cf.spectral_radius = 1.0
+        return cf
+
+    monkeypatch.setattr(cfm, "closed_form", radius_one)
+    cell = next(c for c in load_spec("heterogeneity").iter_cells() if c.coords["method"] == "fednmap")
+    res = compute_inside_cell(cell.config)
+    assert res["status"] == "diverged" and res["floor"] is None and "spectral radius" in res["divergence_reason"]
