@@ -28,7 +28,7 @@ from fedbounds.algorithms.exact import affine_round
 from fedbounds.algorithms.fednmap import FedNMap
 from fedbounds.algorithms.instances.quadratic import weakly_convex_quadratic
 from fedbounds.algorithms.oracles import GaussianOracle
-from fedbounds.checks.fednmap.complexity_inside import EPS, SIGMA2, Z0, ZETA
+from fedbounds.checks.fednmap.complexity_inside import EPS, FIXED_POINT_TOL, SIGMA2, Z0, ZETA
 from fedbounds.checks.fednmap.inside import inside_steps
 
 N, Q = 2, 2
@@ -121,7 +121,7 @@ def _failures(prob, P: dict) -> list[str]:
             bad.append(f"mean corrections at t = {t}")
     if not got["floor_var"] == pytest.approx(ref["floor_var"], rel=1e-3, abs=0.0):
         bad.append("floor variance")
-    if not abs(got["fixed_point"] - float(prob.solution().x_star[0])) <= 1e-4:
+    if not abs(got["fixed_point"] - float(prob.solution().x_star[0])) <= FIXED_POINT_TOL:
         bad.append("fixed point")
     return bad
 
