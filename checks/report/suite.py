@@ -153,26 +153,46 @@ def _safe_name(name: str) -> str:
 
 
 def plot_result(plot: Plot, path: Path) -> Path:
-    """Draw one :class:`Plot` to ``path`` (PNG)."""
+    """Draw one :class:`Plot` to ``path`` (PNG). Points that cannot be drawn (not finite, or <= 0 on a log axis: a
+    point that never reached its target, say) are omitted; a curve with none left is named in the legend as such,
+    and a plot with nothing to draw says so on its face."""
     import numpy as np
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 4.2))
     ax = fig.subplots()
     styles = {"observed": {"lw": 1.6}, "bound": {"lw": 1.4, "ls": "--", "color": "k"}, "negative": {"lw": 1.2, "ls": ":"}}
+    drawn = 0
     for c in plot.curves:
         x = np.asarray(c.x, dtype=float)
         y = np.asarray(c.y, dtype=float)
+        keep = np.isfinite(x) & np.isfinite(y)
+        if plot.logx:
+            keep &= x > 0
+        if plot.logy:
+            keep &= y > 0
         kw = dict(styles.get(c.role, {}))
         if c.role == "bound" and sum(1 for d in plot.curves if d.role == "bound") > 1:
             kw.pop("color", None)
-        ax.plot(x, y, label=c.label, **kw)
+        missing = int(keep.size - keep.sum())
+        label = c.label if not missing else f"{c.label} ({missing} of {keep.size} points missing)"
+        if not keep.any():
+            ax.plot([], [], label=label, **kw)
+            continue
+        drawn += 1
+        ax.plot(x[keep], y[keep], label=label, marker="o" if missing else None, ms=3, **kw)
         if c.low is not None and c.high is not None:
-            ax.fill_between(x, np.asarray(c.low, dtype=float), np.asarray(c.high, dtype=float), alpha=0.2)
-    if plot.logy:
-        ax.set_yscale("log")
-    if plot.logx:
-        ax.set_xscale("log")
+            lo, hi = np.asarray(c.low, dtype=float), np.asarray(c.high, dtype=float)
+            band = keep & np.isfinite(lo) & np.isfinite(hi) & ((lo > 0) if plot.logy else True)
+            if band.any():
+                ax.fill_between(x[band], lo[band], hi[band], alpha=0.2)
+    if drawn:
+        if plot.logy:
+            ax.set_yscale("log")
+        if plot.logx:
+            ax.set_xscale("log")
+    else:
+        ax.text(0.5, 0.5, "no point to draw (none finite)", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(plot.xlabel)
     ax.set_ylabel(plot.ylabel)
     ax.set_title(plot.title, fontsize=9)

@@ -183,21 +183,8 @@ def write_heterogeneity(exact_store: Path, lasso_store: Path, out: Path) -> dict
     _write_csv(out / "lasso_cells.csv", cols, [[d[k] for k in cols] for d in lasso])
     lasso_pts = _lasso_points(lasso)
     _write_csv(out / "lasso_points.csv", cols, [[d[k] for k in cols] for d in lasso_pts.values()])
-    # lose the target: the smallest heterogeneity from which on the method never reaches it
-    lose = []
-    methods = ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox")
-    for steps in ("printed", "pep"):
-        for method in methods:
-            mine = [d for d in cells if d["steps"] == steps and d["method"] == method]
-            pts = sorted((d["heterogeneity"], "reached" if d["rounds_to_target"] is not None else "not_reached", d["floor"]) for d in mine)
-            lose.append(["exact (closed form)", steps, method, _first_loss(pts), pts[0][2], pts[-1][2], _statuses(pts), mine[0]["scope"]])
-    for method in methods:
-        pts = sorted((d["heterogeneity"], d["decision"], d["floor"]) for d in lasso_pts.values() if d["method"] == method)
-        lose.append(["Monte Carlo (Lasso, n = 8, Q = 4)", "practical (eta_a Q = 0.5, eta_s = s n Q)", method, _first_loss(pts),
-                     pts[0][2] if pts else None, pts[-1][2] if pts else None, _statuses(pts),
-                     "outside Theorem 5's printed conditions and the PEP-certified steps"])
-    _write_csv(out / "loses_target.csv", ["study", "steps", "method", "loses_target_from_heterogeneity", "floor_at_lowest",
-                                          "floor_at_highest", "status_per_heterogeneity", "scope"], lose)
+    lose = _loss_rows(cells, lasso_pts)
+    _write_csv(out / "loses_target.csv", LOSS_COLS, lose)
     _figure_heterogeneity(cells, lasso_pts, out / "floors_vs_heterogeneity.png")
     sc = {(d["steps"], d["heterogeneity"]): d for d in cells if d["method"] == "scaffold_prox"}
     fa = {(d["steps"], d["heterogeneity"]): d for d in cells if d["method"] == "fedavg_prox"}
@@ -211,16 +198,58 @@ def write_heterogeneity(exact_store: Path, lasso_store: Path, out: Path) -> dict
             "cell_s_exact": sum(d["cell_s"] for d in cells), "cell_s_lasso": sum(d["cell_s"] for d in lasso)}
 
 
-def _first_loss(pts: list[tuple]) -> float | None:
-    """The smallest heterogeneity from which on every point is decided not to reach the target (not_reached or
-    diverged); None when the last point reaches it or is undecided."""
-    loss = None
+LOSS_COLS = ["study", "steps", "method", "last_reached_heterogeneity", "first_lost_heterogeneity", "floor_at_lowest", "floor_at_highest",
+             "status_per_heterogeneity", "scope"]
+
+
+def _loss_rows(cells: list[dict[str, Any]], lasso_pts: dict) -> list[list[Any]]:
+    """loses_target.csv's rows: per study, step rule and method, where it loses the target (see :func:`_bracket`)."""
+    # lose the target: bracketed between the last heterogeneity that reaches it and the first of the final run that
+    # does not (the grid does not say where in between)
+    lose: list[list[Any]] = []
+    methods = ("fednmap", "fednmap_nocorr", "fedavg_prox", "scaffold_prox")
+    for steps in ("printed", "pep"):
+        for method in methods:
+            mine = [d for d in cells if d["steps"] == steps and d["method"] == method]
+            pts = sorted((d["heterogeneity"], _label("reached" if d["rounds_to_target"] is not None else "not_reached", d["floor"]),
+                          d["floor"]) for d in mine)
+            lose.append(["exact (closed form)", steps, method, *_bracket(pts), pts[0][2], pts[-1][2], _statuses(pts), mine[0]["scope"]])
+    for method in methods:
+        pts = sorted((d["heterogeneity"], _label(d["decision"], d["floor"]), d["floor"])
+                     for d in lasso_pts.values() if d["method"] == method)
+        lose.append(["Monte Carlo (Lasso, n = 8, Q = 4)", "practical (eta_a Q = 0.5, eta_s = s n Q)", method, *_bracket(pts),
+                     pts[0][2] if pts else None, pts[-1][2] if pts else None, _statuses(pts),
+                     "outside Theorem 5's printed conditions and the PEP-certified steps"])
+    return lose
+
+
+#: a floor at or above this is labelled diverged, not merely not reached: every start in these studies has
+#: psi(x_0) - psi* below 10, so such a floor means the iterates left for infinity (1e58 at heterogeneity 4)
+DIVERGED_FLOOR = 1e6
+
+
+def _label(status: str, floor: float | None) -> str:
+    """The status, with a non-finite floor or one >= :data:`DIVERGED_FLOOR` labelled "diverged"."""
+    if status in ("reached", "undecided", "diverged") or floor is None:
+        return status
+    return "diverged" if not math.isfinite(floor) or floor >= DIVERGED_FLOOR else status
+
+
+def _bracket(pts: list[tuple]) -> tuple[float | None, float | None]:
+    """(last reached, first lost): the first lost is the smallest heterogeneity from which on every point is decided
+    not to reach the target (not_reached or diverged); the last reached is the largest heterogeneity below it that
+    reaches it. (None, None) when the last point reaches the target or is undecided; the threshold lies in the
+    bracket (points between the two are undecided)."""
+    first = None
     for h, status, _ in reversed(pts):
         if status in ("not_reached", "diverged"):
-            loss = h
+            first = h
         else:
             break
-    return loss
+    if first is None:
+        return None, None
+    below = [h for h, status, _ in pts if h < first and status == "reached"]
+    return (max(below) if below else None), first
 
 
 def _statuses(pts: list[tuple]) -> str:

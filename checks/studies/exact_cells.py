@@ -92,7 +92,8 @@ def compute_inside_cell(config: Mapping[str, Any]) -> dict[str, Any]:
     horizon = max(10, 4 * (rtt or int(1.0 / max(1e-300, 1.0 - min(cf.spectral_radius, 1.0 - 1e-15)))))
     ts = np.unique(np.concatenate([[0], np.round(np.geomspace(1, horizon, _CURVE_POINTS)).astype(np.int64)]))
     curve = np.array([cf.expectation(metric, int(t)) for t in ts])
-    status = "reached" if rtt is not None else "not_reached"
+    # no limit: a non-decaying mode is excited (spectral radius >= 1 on it), so the moments do not settle: diverged
+    status = "reached" if rtt is not None else ("diverged" if no_limit is not None else "not_reached")
     c = problem.constants
     return {
         "status": status,

@@ -49,7 +49,7 @@ def test_the_check_holds_and_its_control_fires_for_its_reason():
     from fedbounds.checks.verdicts.controls import fires_for_its_reason
 
     res = get_check("fednmap.theorem8.complexity_inside").func(CheckContext(profile=QUICK, seed=0))
-    (v,) = res.verdicts
+    v = res.verdicts[0]
     assert v.status == "holds" and v.exact and abs(v.observed + 1.0) < 1e-3
     (c,) = res.negatives
     assert c.status == "violated" and fires_for_its_reason(c)
@@ -66,5 +66,5 @@ def test_the_verdict_fails_when_eta_hat_does_not_grow_with_n(monkeypatch):
     original = inside.inside_steps
     monkeypatch.setattr(inside, "inside_steps", lambda **kw: original(**{**kw, "n": 1}))
     res = get_check("fednmap.theorem8.complexity_inside").func(CheckContext(profile=QUICK, seed=0))
-    (v,) = res.verdicts
+    v = res.verdicts[0]
     assert v.status == "violated" and -0.7 < v.observed < -0.3
