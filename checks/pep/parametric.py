@@ -1,0 +1,402 @@
+"""Parametric PEP certificates: one exact proof of a PEP inequality over a whole box of parameters.
+
+A PEP certificate at one point (:mod:`fedbounds.checks.pep.certificate`) proves ``worst case <= bound`` for one choice
+of the step sizes. Here the multipliers are rational functions of the parameters, and the proof covers a box of them:
+
+    target  =  sum_k y_k(p) row_k  +  v^T S(p) v                                           (the identity)
+
+where ``target`` (>= 0 is the claim) and the ``row_k`` (interpolation inequalities, algorithm constraints, each
+``>= 0`` or ``== 0``) are linear in the function values and quadratic in the vectors v of the PEP's Gram basis. The
+certificate holds for every parameter p in the box when
+
+1. the identity holds as rational functions of p (the function values cancel, and S is the remainder),
+2. y_k(p) >= 0 on the box for every inequality row, and
+3. S(p) is PSD on the box: every principal minor of S (a rational function of p) is >= 0 there.
+
+Signs on the box are decided exactly (:func:`prove_nonnegative`): a rational function is factored over Q; a factor of
+even multiplicity is >= 0; a factor of odd multiplicity must keep one sign on the open box, shown by counting its real
+zeros there (Sturm sequences in one variable; in two variables a cylindrical decomposition: the zeros of
+p(x, .) in (c, d) can only change number where x crosses a root of lc_y(p) disc_y(p) p(x, c) p(x, d), so one
+count at a rational sample between consecutive roots decides them all; isolated zeros, which do not change sign,
+are allowed). Its sign is then read at a rational interior point. A denominator factor must not vanish on the box
+(closed ends included). Box ends may be rational or real algebraic (sqrt(33) - 5): signs at algebraic points are
+decided from their exact expanded form.
+
+The approach follows Naldi, Safey El Din, Taylor and Wang ("generic-param-lmi": LMIs of algorithm analysis proved
+over parameter ranges by exact real algebra), in the small: the multipliers come from solving the PEP at sample
+points and reading the active rows (docs/parametric-proofs.md), and positivity is closed by root counting, not by a
+numerical solver. :func:`latex` writes the proof as a paper would: the weighted sum of the named rows plus the
+remainder as a sum of squares (S = L D L^T, rational-function pivots).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+__all__ = ["Basis", "Box", "ParametricCertificate", "ParametricError", "ParametricProblem", "Proof", "Row", "latex",
+           "prove_nonnegative", "verify"]
+
+#: digits used to read the sign of a nonzero algebraic number
+_DIGITS = 60
+
+
+class ParametricError(ValueError):
+    """A parametric certificate that does not verify; the message names the failing piece."""
+
+
+class Basis:
+    """The Gram basis of a PEP: named vectors; a vector is a dict name -> coefficient; <a, b> is linear in the
+    Gram symbols ``G_a_b`` (a <= b in basis order)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        self._index = {n: i for i, n in enumerate(self.names)}
+        self.gram = {(a, b): sp.Symbol(f"G_{a}_{b}") for i, a in enumerate(self.names) for b in self.names[i:]}
+
+    def vec(self, name: str) -> dict[str, sp.Expr]:
+        return {name: sp.S.One}
+
+    @staticmethod
+    def comb(*terms: tuple[sp.Expr | int, Mapping[str, sp.Expr]]) -> dict[str, sp.Expr]:
+        """sum_k c_k v_k."""
+        out: dict[str, sp.Expr] = {}
+        for c, v in terms:
+            for k, a in v.items():
+                out[k] = out.get(k, sp.S.Zero) + sp.sympify(c) * a
+        return out
+
+    def ip(self, u: Mapping[str, sp.Expr], v: Mapping[str, sp.Expr]) -> sp.Expr:
+        """<u, v> as a linear form in the Gram symbols."""
+        total = sp.S.Zero
+        for a, ca in u.items():
+            for b, cb in v.items():
+                key = (a, b) if self._index[a] <= self._index[b] else (b, a)
+                total += ca * cb * self.gram[key]
+        return total
+
+    def matrix(self, form: sp.Expr) -> sp.Matrix:
+        """The symmetric matrix S with form = sum_ab S_ab <v_a, v_b> (off-diagonal Gram symbols count twice)."""
+        n = len(self.names)
+        S = sp.zeros(n, n)
+        expanded = sp.expand(form)
+        for (a, b), g in self.gram.items():
+            i, j = self._index[a], self._index[b]
+            c = expanded.coeff(g)
+            if i == j:
+                S[i, i] = c
+            else:
+                S[i, j] = S[j, i] = c / 2
+        return S
+
+
+@dataclass(frozen=True)
+class Row:
+    """One constraint of the PEP, ``expr >= 0`` (or ``== 0`` when ``equality``), with its name and its LaTeX."""
+
+    name: str
+    expr: sp.Expr
+    latex: str
+    equality: bool = False
+
+
+@dataclass(frozen=True)
+class Box:
+    """A box of parameters: for each symbol (lo, hi, lo_open, hi_open); ends exact (rational or real algebraic)."""
+
+    sides: tuple[tuple[sp.Symbol, sp.Expr, sp.Expr, bool, bool], ...]
+
+    @property
+    def symbols(self) -> tuple[sp.Symbol, ...]:
+        return tuple(s[0] for s in self.sides)
+
+    def side(self, x: sp.Symbol) -> tuple[sp.Symbol, sp.Expr, sp.Expr, bool, bool]:
+        return next(s for s in self.sides if s[0] == x)
+
+    def describe(self) -> str:
+        return ", ".join(f"{x} in {'(' if lo_o else '['}{lo}, {hi}{')' if hi_o else ']'}" for x, lo, hi, lo_o, hi_o in self.sides)
+
+
+@dataclass(frozen=True)
+class ParametricProblem:
+    """``target >= 0`` claimed for every Gram and function values meeting ``rows``, at every parameter in ``box``."""
+
+    title: str
+    basis: Basis
+    values: tuple[sp.Symbol, ...]
+    target: sp.Expr
+    rows: tuple[Row, ...]
+    box: Box
+    target_latex: str = ""
+
+
+@dataclass(frozen=True)
+class ParametricCertificate:
+    """Multipliers y_k(p) (rational functions of the box's symbols) by row name; rows left out have y = 0."""
+
+    problem: ParametricProblem
+    multipliers: Mapping[str, sp.Expr]
+
+
+@dataclass
+class Proof:
+    """What :func:`verify` established: the remainder S, the sign facts it proved, and how long it took."""
+
+    remainder: sp.Matrix
+    facts: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------- exact signs
+
+
+def _sign_at(expr: sp.Expr) -> int:
+    """The sign of an exact real algebraic number (expanded; zero is decided structurally)."""
+    v = sp.nsimplify(sp.expand(expr)) if not expr.is_Rational else expr
+    v = sp.expand(sp.radsimp(v))
+    if v == 0:
+        return 0
+    if v.is_Rational:
+        return 1 if v > 0 else -1
+    f = sp.N(v, _DIGITS)
+    if abs(f) < sp.Float(10) ** (-_DIGITS + 10):
+        raise ParametricError(f"cannot decide the sign of {v} (|value| < 1e-{_DIGITS - 10})")
+    return 1 if f > 0 else -1
+
+
+def _rational_between(lo: sp.Expr, hi: sp.Expr) -> sp.Rational:
+    """A rational strictly between two exact reals lo < hi."""
+    a, b = sp.N(lo, _DIGITS), sp.N(hi, _DIGITS)
+    mid = sp.Rational(str(sp.N((a + b) / 2, _DIGITS)))
+    for _ in range(200):
+        if _sign_at(mid - lo) > 0 and _sign_at(hi - mid) > 0:
+            return mid
+        mid = sp.nsimplify((mid + lo) / 2) if _sign_at(mid - lo) > 0 else sp.nsimplify((mid + hi) / 2)
+    raise ParametricError(f"no rational found between {lo} and {hi}")
+
+
+def _real_roots_in(p: sp.Poly, lo: sp.Expr, hi: sp.Expr, lo_open: bool, hi_open: bool) -> list[sp.Expr]:
+    """The distinct real roots of a univariate rational polynomial in the interval (exact: CRootOf or rationals)."""
+    if p.is_zero:
+        raise ParametricError("a polynomial vanishes identically on an interval")
+    if p.degree() <= 0:
+        return []
+    out = []
+    for r in sorted(set(sp.Poly(p.as_expr(), p.gens[0]).real_roots())):
+        if p.eval(lo) == 0 and _same(r, lo):
+            if not lo_open:
+                out.append(r)
+            continue
+        if p.eval(hi) == 0 and _same(r, hi):
+            if not hi_open:
+                out.append(r)
+            continue
+        if _sign_at(r - lo) > 0 and _sign_at(hi - r) > 0:
+            out.append(r)
+    return out
+
+
+def _same(r: sp.Expr, end: sp.Expr) -> bool:
+    """Whether a root r of a polynomial that vanishes at ``end`` is ``end`` itself (the roots of a rational
+    polynomial of small degree are separated far beyond 1e-40)."""
+    if r.is_Rational and end.is_Rational:
+        return r == end
+    return abs(sp.N(r - end, _DIGITS)) < sp.Float(10) ** -40
+
+
+def _interior_point(box: Box) -> dict[sp.Symbol, sp.Rational]:
+    return {x: _rational_between(lo, hi) for x, lo, hi, _, _ in box.sides}
+
+
+def _univariate_zero_free(p: sp.Expr, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr, lo_open: bool, hi_open: bool) -> bool:
+    return not _real_roots_in(sp.Poly(p, x), lo, hi, lo_open, hi_open)
+
+
+def _bivariate_sign_constant(p: sp.Expr, box: Box) -> bool:
+    """An irreducible p(x, y) keeps one sign on the open box (isolated zeros allowed): the number of zeros of p(x0, .)
+    in the open y-interval is 0 for a rational x0 in every cell between the critical x (module docstring).
+
+    y is a side with rational ends (the projection needs p(x, c), p(x, d) with rational coefficients)."""
+    sides = list(box.sides)
+    if not (sides[1][1].is_Rational and sides[1][2].is_Rational):
+        sides.reverse()
+    (x, a, b, _, _), (y, c, d, _, _) = sides
+    if not (c.is_Rational and d.is_Rational):
+        raise ParametricError(f"two algebraic sides: {box.describe()}")
+    P = sp.Poly(p, y)
+    crit = P.LC() * (sp.discriminant(P.as_expr(), y) if P.degree() > 1 else 1) * p.subs(y, c) * p.subs(y, d)
+    crit = sp.Poly(sp.expand(crit), x)
+    if crit.is_zero:
+        raise ParametricError(f"the projection of {p} vanishes identically")
+    cuts = [a] + _real_roots_in(crit, a, b, True, True) + [b] if crit.degree() > 0 else [a, b]
+    for lo, hi in itertools.pairwise(cuts):
+        x0 = _rational_between(lo, hi)
+        if _real_roots_in(sp.Poly(p.subs(x, x0), y), c, d, True, True):
+            return False
+    return True
+
+
+def _zero_free_closed(p: sp.Expr, box: Box) -> bool:
+    """A denominator factor has no zero anywhere on the box (its closed ends included): on the open box (as for a
+    numerator, but without isolated zeros) and on each closed face."""
+    free = [s for s in box.sides if s[0] in p.free_symbols]
+    if not free:
+        return p != 0
+    if len(free) == 1:
+        x, lo, hi, lo_o, hi_o = free[0]
+        return _univariate_zero_free(p, x, lo, hi, lo_o, hi_o)
+    raise ParametricError(f"a denominator depends on two parameters (not supported): {p}")
+
+
+def prove_nonnegative(expr: sp.Expr, box: Box, what: str) -> str:
+    """Prove expr >= 0 on the box, exactly; returns a one-line account of the proof, raises :class:`ParametricError`
+    naming ``what`` otherwise."""
+    expr = sp.factor(sp.cancel(sp.together(expr)))
+    if expr == 0:
+        return f"{what} = 0"
+    num, den = sp.fraction(expr)
+    for poly in sp.factor_list(den)[1]:
+        if not _zero_free_closed(poly[0], box):
+            raise ParametricError(f"{what}: the denominator factor {poly[0]} vanishes on {box.describe()}")
+    point = _interior_point(box)
+    sign = 1 if _sign_at(sp.factor_list(den)[0]) >= 0 else -1
+    c_num, factors = sp.factor_list(num)
+    sign *= 1 if c_num > 0 else -1
+    account = []
+    for f, m in factors:
+        syms = [s for s in box.symbols if s in f.free_symbols]
+        if m % 2 == 0:
+            account.append(f"({f})^{m} >= 0")
+            continue
+        if len(syms) == 1:
+            x, lo, hi, lo_o, hi_o = box.side(syms[0])
+            ok = _univariate_zero_free(f, x, lo, hi, True, True)
+            how = "Sturm"
+        elif len(syms) == 2:
+            ok = _bivariate_sign_constant(f, box)
+            how = "CAD"
+        else:
+            raise ParametricError(f"{what}: a factor in {len(syms)} parameters is not supported: {f}")
+        if not ok:
+            raise ParametricError(f"{what}: the factor {f} changes sign on {box.describe()}")
+        s = _sign_at(f.subs(point))
+        if s == 0:
+            raise ParametricError(f"{what}: the factor {f} vanishes at the sample {point}")
+        sign *= s
+        account.append(f"{f} {'>' if s > 0 else '<'} 0 ({how})")
+    if sign < 0:
+        raise ParametricError(f"{what} = {expr} is negative on {box.describe()}")
+    return f"{what} >= 0: " + "; ".join(account) if account else f"{what} = {expr} > 0"
+
+
+# ---------------------------------------------------------------- the certificate
+
+
+def residual(cert: ParametricCertificate) -> sp.Expr:
+    """target - sum_k y_k row_k, as a rational function of the parameters times the Gram symbols and values."""
+    pb = cert.problem
+    unknown = set(cert.multipliers) - {r.name for r in pb.rows}
+    if unknown:
+        raise ParametricError(f"multipliers for rows the problem does not have: {sorted(unknown)}")
+    R = pb.target
+    for row in pb.rows:
+        R -= sp.sympify(cert.multipliers.get(row.name, 0)) * row.expr
+    return sp.expand(R)
+
+
+def verify(cert: ParametricCertificate) -> Proof:
+    """Check the identity, the multipliers' signs and S >= 0 over the whole box, exactly (module docstring)."""
+    t0 = time.perf_counter()
+    pb = cert.problem
+    R = residual(cert)
+    proof = Proof(remainder=sp.zeros(1, 1))
+    for v in pb.values:
+        c = sp.cancel(sp.together(R.coeff(v)))
+        if c != 0:
+            raise ParametricError(f"the function value {v} does not cancel: coefficient {c}")
+    rest = sp.expand(R - sum(R.coeff(v) * v for v in pb.values))
+    constant = sp.cancel(rest.subs({g: 0 for g in pb.basis.gram.values()}))
+    if constant != 0:
+        raise ParametricError(f"a constant term is left: {constant}")
+    S = pb.basis.matrix(rest).applyfunc(lambda e: sp.factor(sp.cancel(sp.together(e))))
+    proof.remainder = S
+    proof.facts.append("identity: the function values cancel, S is the remainder")
+    for row in pb.rows:
+        if row.equality or row.name not in cert.multipliers:
+            continue
+        proof.facts.append(prove_nonnegative(cert.multipliers[row.name], pb.box, f"y[{row.name}]"))
+    n = S.shape[0]
+    for k in range(1, n + 1):
+        for idx in itertools.combinations(range(n), k):
+            minor = S.extract(list(idx), list(idx)).det(method="berkowitz")
+            names = ",".join(pb.basis.names[i] for i in idx)
+            proof.facts.append(prove_nonnegative(minor, pb.box, f"minor[{names}]"))
+    proof.seconds = time.perf_counter() - t0
+    return proof
+
+
+# ---------------------------------------------------------------- the proof a person reads
+
+
+def ldlt(S: sp.Matrix) -> tuple[sp.Matrix, list[sp.Expr]]:
+    """S = L diag(d) L^T with rational-function pivots; a pivot that is identically 0 must have a zero column."""
+    n = S.shape[0]
+    A = S.copy()
+    L = sp.eye(n)
+    d: list[sp.Expr] = []
+    for j in range(n):
+        piv = sp.factor(sp.cancel(A[j, j]))
+        d.append(piv)
+        if piv == 0:
+            if any(sp.cancel(A[i, j]) != 0 for i in range(j + 1, n)):
+                raise ParametricError(f"zero pivot {j} with a nonzero column: S is not PSD")
+            continue
+        for i in range(j + 1, n):
+            L[i, j] = sp.factor(sp.cancel(A[i, j] / piv))
+        for i in range(j + 1, n):
+            for k in range(j + 1, n):
+                A[i, k] = sp.cancel(A[i, k] - L[i, j] * piv * L[k, j])
+    return L, d
+
+
+def latex(cert: ParametricCertificate, symbols: Mapping[str, str], proof: Proof | None = None) -> str:
+    """The proof as a paper writes it: target = sum_k y_k (row_k) + sum_j d_j (l_j^T v)^2, in LaTeX.
+
+    ``symbols`` maps the basis' vector names to their LaTeX (e.g. ``{"g": r"\\nabla f(x^r)"}``)."""
+    pb = cert.problem
+    proof = proof or verify(cert)
+    lines = [rf"\text{{For }} {sp.latex(sp.And(*[_side_latex(s) for s in pb.box.sides]))}:", r"\begin{aligned}"]
+    lines.append(rf"{pb.target_latex or sp.latex(pb.target)} \;&=\; ")
+    first = True
+    for row in pb.rows:
+        y = cert.multipliers.get(row.name)
+        if y is None or sp.simplify(y) == 0:
+            continue
+        lead = "" if first else "&+ "
+        rel = "=" if row.equality else r"\geq"
+        lines.append(rf"{lead}{_coef(y)}\,\underbrace{{\Big[{row.latex}\Big]}}_{{\text{{{row.name}}}\;{rel} 0}} \\")
+        first = False
+    L, d = ldlt(proof.remainder)
+    names = pb.basis.names
+    for j, dj in enumerate(d):
+        if dj == 0:
+            continue
+        comb = sum(sp.Symbol(symbols.get(names[i], names[i])) * L[i, j] for i in range(j, len(names)))
+        lines.append(rf"&+ {_coef(dj)}\,\Big\|{sp.latex(comb)}\Big\|^2 \\")
+    lines.append(r"\end{aligned}")
+    return "\n".join(lines)
+
+
+def _coef(y: sp.Expr) -> str:
+    y = sp.factor(y)
+    s = sp.latex(y)
+    return s if y.is_Atom else rf"\left({s}\right)"
+
+
+def _side_latex(side: tuple[sp.Symbol, sp.Expr, sp.Expr, bool, bool]) -> sp.Basic:
+    x, lo, hi, lo_o, hi_o = side
+    return sp.And(sp.Gt(x, lo) if lo_o else sp.Ge(x, lo), sp.Lt(x, hi) if hi_o else sp.Le(x, hi))

@@ -1,0 +1,44 @@
+"""DS FedProxGrad Lemma 5.2 (N = 1, lambda = 0 slice), proved over a box of (gamma_r, eta) by a parametric certificate
+(fedbounds.checks.ds_fedproxgrad.pep.parametric; docs/parametric-proofs.md), and where the proof meets the erratum's
+counterexample."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+from fedbounds.checks.ds_fedproxgrad.pep import parametric as P
+from fedbounds.checks.pep.parametric import ParametricError, verify
+from fedbounds.theory.core.symbols import eta, gamma_r
+from fedbounds.theory.ds_fedproxgrad.errata import DS_PHI_PREFIX
+
+
+def test_multipliers_follow_from_the_worst_case() -> None:
+    assert {k: sp.simplify(v - P.MULTIPLIERS[k]) for k, v in P.derive().items()} == {k: 0 for k in P.MULTIPLIERS}
+
+
+def test_tight_phi_is_proved_over_the_box() -> None:
+    proof = verify(P.tight_certificate())
+    assert proof.remainder.det() == 0  # attained: the quadratic with the uphill error
+
+
+def test_lemma_5_2_is_proved_up_to_the_threshold() -> None:
+    proof = verify(P.lemma_certificate())
+    assert any("minor[g,e,h]" in f for f in proof.facts)
+
+
+def test_widening_the_range_past_the_threshold_fails_at_the_threshold_factor() -> None:
+    with pytest.raises(ParametricError, match=r"minor\[g,e,h\].*4\*gamma_r - 3 changes sign"):
+        verify(P.lemma_certificate(gamma_max=P.THRESHOLD + sp.Rational(1, 1000)))
+
+
+def test_a_larger_phi_fails_to_verify() -> None:
+    with pytest.raises(ParametricError, match=r"minor\[g,e,h\].*changes sign"):
+        verify(P.lemma_certificate(Phi=sp.Rational(1, 4) + sp.Rational(1, 1000)))
+
+
+def test_proof_and_counterexample_meet_at_the_threshold() -> None:
+    """The erratum's instance (theory layer) has Phi = 1/4 exactly at sqrt(33) - 5 and eta = 1/(6 L_F), below beyond it."""
+    phi = DS_PHI_PREFIX.conclusion
+    assert sp.expand(phi.subs(gamma_r, P.THRESHOLD) - sp.Rational(1, 4)) == 0
+    assert phi.subs(gamma_r, P.THRESHOLD + sp.Rational(1, 1000)) < sp.Rational(1, 4)
+    assert sp.expand(P.phi_star.subs(eta, P.ETA_MAX) - phi) == 0  # the certificate's worst case is that instance
