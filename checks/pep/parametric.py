@@ -232,7 +232,7 @@ def _bivariate_sign_constant(p: sp.Expr, box: Box) -> bool:
     crit = sp.Poly(sp.expand(crit), x)
     if crit.is_zero:
         raise ParametricError(f"the projection of {p} vanishes identically")
-    cuts = [a] + _real_roots_in(crit, a, b, True, True) + [b] if crit.degree() > 0 else [a, b]
+    cuts = [a, *_real_roots_in(crit, a, b, True, True), b] if crit.degree() > 0 else [a, b]
     for lo, hi in itertools.pairwise(cuts):
         x0 = _rational_between(lo, hi)
         if _real_roots_in(sp.Poly(p.subs(x, x0), y), c, d, True, True):
@@ -273,7 +273,7 @@ def prove_nonnegative(expr: sp.Expr, box: Box, what: str) -> str:
             account.append(f"({f})^{m} >= 0")
             continue
         if len(syms) == 1:
-            x, lo, hi, lo_o, hi_o = box.side(syms[0])
+            x, lo, hi, _, _ = box.side(syms[0])
             ok = _univariate_zero_free(f, x, lo, hi, True, True)
             how = "Sturm"
         elif len(syms) == 2:

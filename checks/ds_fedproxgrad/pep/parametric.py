@@ -43,6 +43,8 @@ __all__ = ["LATEX_SYMBOLS", "THRESHOLD", "derive", "lemma_certificate", "phi_sta
 THRESHOLD = sp.sqrt(33) - 5
 #: eta's range, in units of 1/L_F (A4(iv))
 ETA_MAX = sp.Rational(1, 6)
+#: Lemma 5.2's printed Phi
+QUARTER = sp.Rational(1, 4)
 #: the paper's symbols for the Gram basis
 LATEX_SYMBOLS = {"g": r"\nabla f(\mathbf{x}^r)", "e": r"\mathbf{e}^r", "h": r"\nabla f(\mathbf{x}^{r+1})"}
 
@@ -68,7 +70,8 @@ def problem(Phi: sp.Expr, gamma_max: sp.Expr = THRESHOLD, gamma_open: bool = Fal
         Row("interp(x, x+)", _interp(B, x0, g, sp.S.Zero, xp, h, fp),
             r"f(\mathbf{x}^r) - f(\mathbf{x}^{r+1}) - \langle \nabla f(\mathbf{x}^{r+1}), \mathbf{x}^r - \mathbf{x}^{r+1}\rangle"
             r" - \tfrac{1}{2L_F}\|\nabla f(\mathbf{x}^r) - \nabla f(\mathbf{x}^{r+1})\|^2"
-            r" + \tfrac{L_F}{4}\|\mathbf{x}^r - \mathbf{x}^{r+1} - \tfrac{1}{L_F}(\nabla f(\mathbf{x}^r) - \nabla f(\mathbf{x}^{r+1}))\|^2"),
+            r" + \tfrac{L_F}{4}"
+            r"\|\mathbf{x}^r - \mathbf{x}^{r+1} - \tfrac{1}{L_F}(\nabla f(\mathbf{x}^r) - \nabla f(\mathbf{x}^{r+1}))\|^2"),
         Row("interp(x+, x)", _interp(B, xp, h, fp, x0, g, sp.S.Zero),
             r"f(\mathbf{x}^{r+1}) - f(\mathbf{x}^r) - \langle \nabla f(\mathbf{x}^r), \mathbf{x}^{r+1} - \mathbf{x}^r\rangle - \dots"),
         Row("error (10)", gamma_r**2 * B.ip(g, g) - B.ip(e, e),
@@ -106,7 +109,7 @@ def tight_certificate() -> ParametricCertificate:
     return ParametricCertificate(problem(phi_star, gamma_max=1, gamma_open=True), MULTIPLIERS)
 
 
-def lemma_certificate(gamma_max: sp.Expr = THRESHOLD, Phi: sp.Expr = sp.Rational(1, 4)) -> ParametricCertificate:
+def lemma_certificate(gamma_max: sp.Expr = THRESHOLD, Phi: sp.Expr = QUARTER) -> ParametricCertificate:
     """Lemma 5.2 as printed (Phi = 1/4) over gamma_r in (0, gamma_max], eta in (0, 1/6]."""
     return ParametricCertificate(problem(Phi, gamma_max=gamma_max), MULTIPLIERS)
 
