@@ -252,11 +252,13 @@ def _zero_free_closed(p: sp.Expr, box: Box) -> bool:
     raise ParametricError(f"a denominator depends on two parameters (not supported): {p}")
 
 
-def prove_nonnegative(expr: sp.Expr, box: Box, what: str) -> str:
-    """Prove expr >= 0 on the box, exactly; returns a one-line account of the proof, raises :class:`ParametricError`
-    naming ``what`` otherwise."""
+def prove_nonnegative(expr: sp.Expr, box: Box, what: str, strict: bool = False) -> str:
+    """Prove expr >= 0 (``strict``: > 0) on the open box, exactly (>= 0 then holds on the box by continuity); returns
+    a one-line account of the proof, raises :class:`ParametricError` naming ``what`` otherwise."""
     expr = sp.factor(sp.cancel(sp.together(expr)))
     if expr == 0:
+        if strict:
+            raise ParametricError(f"{what} vanishes identically (a kernel direction not stated?)")
         return f"{what} = 0"
     num, den = sp.fraction(expr)
     for poly in sp.factor_list(den)[1]:
@@ -269,7 +271,7 @@ def prove_nonnegative(expr: sp.Expr, box: Box, what: str) -> str:
     account = []
     for f, m in factors:
         syms = [s for s in box.symbols if s in f.free_symbols]
-        if m % 2 == 0:
+        if m % 2 == 0 and not strict:
             account.append(f"({f})^{m} >= 0")
             continue
         if len(syms) == 1:
@@ -286,7 +288,7 @@ def prove_nonnegative(expr: sp.Expr, box: Box, what: str) -> str:
         s = _sign_at(f.subs(point))
         if s == 0:
             raise ParametricError(f"{what}: the factor {f} vanishes at the sample {point}")
-        sign *= s
+        sign *= s ** m
         account.append(f"{f} {'>' if s > 0 else '<'} 0 ({how})")
     if sign < 0:
         raise ParametricError(f"{what} = {expr} is negative on {box.describe()}")
@@ -308,8 +310,13 @@ def residual(cert: ParametricCertificate) -> sp.Expr:
     return sp.expand(R)
 
 
-def verify(cert: ParametricCertificate) -> Proof:
-    """Check the identity, the multipliers' signs and S >= 0 over the whole box, exactly (module docstring)."""
+def verify(cert: ParametricCertificate, kernel: Sequence[Sequence[int]] = ()) -> Proof:
+    """Check the identity, the multipliers' signs and S >= 0 over the whole box, exactly (module docstring).
+
+    ``kernel``: integer vectors w with S w = 0 identically (an invariance of the class: a direction of the Gram basis
+    that nothing sees). Each is checked exactly, and one coordinate where it is nonzero is dropped; the reduced S is
+    then shown positive definite on the open box by its leading principal minors (Sylvester), which is far cheaper
+    than every principal minor. Without ``kernel``, every principal minor is shown >= 0."""
     t0 = time.perf_counter()
     pb = cert.problem
     R = residual(cert)
@@ -330,11 +337,24 @@ def verify(cert: ParametricCertificate) -> Proof:
             continue
         proof.facts.append(prove_nonnegative(cert.multipliers[row.name], pb.box, f"y[{row.name}]"))
     n = S.shape[0]
-    for k in range(1, n + 1):
-        for idx in itertools.combinations(range(n), k):
-            minor = S.extract(list(idx), list(idx)).det(method="berkowitz")
+    if kernel:
+        keep = list(range(n))
+        for w in kernel:
+            if any(sp.cancel(q) != 0 for q in S * sp.Matrix(w)):
+                raise ParametricError(f"S w != 0 for the stated kernel vector {list(w)}")
+            keep.remove(next(i for i in keep if w[i] != 0))
+        proof.facts.append(f"S w = 0 for {[list(w) for w in kernel]}; PSD iff the rest ({len(keep)} x {len(keep)}) is")
+        for k in range(1, len(keep) + 1):
+            idx = keep[:k]
+            minor = S.extract(idx, idx).det(method="berkowitz")
             names = ",".join(pb.basis.names[i] for i in idx)
-            proof.facts.append(prove_nonnegative(minor, pb.box, f"minor[{names}]"))
+            proof.facts.append(prove_nonnegative(minor, pb.box, f"leading minor[{names}]", strict=True))
+    else:
+        for k in range(1, n + 1):
+            for idx in itertools.combinations(range(n), k):
+                minor = S.extract(list(idx), list(idx)).det(method="berkowitz")
+                names = ",".join(pb.basis.names[i] for i in idx)
+                proof.facts.append(prove_nonnegative(minor, pb.box, f"minor[{names}]"))
     proof.seconds = time.perf_counter() - t0
     return proof
 
@@ -400,3 +420,43 @@ def _coef(y: sp.Expr) -> str:
 def _side_latex(side: tuple[sp.Symbol, sp.Expr, sp.Expr, bool, bool]) -> sp.Basic:
     x, lo, hi, lo_o, hi_o = side
     return sp.And(sp.Gt(x, lo) if lo_o else sp.Ge(x, lo), sp.Lt(x, hi) if hi_o else sp.Le(x, hi))
+
+
+# ---------------------------------------------------------------- finding multipliers at a sample point
+
+
+def sample_multipliers(pb: ParametricProblem, at: Mapping[sp.Symbol, sp.Expr], slack: sp.Expr | None = None,
+                       solver: str = "CLARABEL") -> tuple[dict[str, float], float | None]:
+    """Solve the dual at one parameter point (floating point, cvxpy): multipliers y >= 0 (free for equalities) with
+    S(y) PSD and the function values cancelled. With ``slack`` (a Gram form, e.g. ||F_nor||^2), maximise t such that
+    target - t slack has a certificate, and return t too. The values are a guide for the rational form, never a proof."""
+    import cvxpy as cp
+    import numpy as np
+
+    sub = {k: sp.nsimplify(v) for k, v in at.items()}
+    y = {r.name: cp.Variable(name=r.name) for r in pb.rows}
+    t = cp.Variable() if slack is not None else None
+    n = len(pb.basis.names)
+
+    def parts(expr: sp.Expr) -> tuple[np.ndarray, list[float]]:
+        e = sp.expand(sp.sympify(expr).subs(sub))
+        S = np.array(pb.basis.matrix(e).tolist(), dtype=float)
+        return S, [float(e.coeff(v)) for v in pb.values]
+
+    S_t, v_t = parts(pb.target)
+    S_expr = S_t
+    v_expr = [cp.Constant(c) for c in v_t]
+    for r in pb.rows:
+        S_r, v_r = parts(r.expr)
+        S_expr = S_expr - y[r.name] * S_r
+        v_expr = [a - y[r.name] * b for a, b in zip(v_expr, v_r, strict=True)]
+    if t is not None:
+        S_s, _ = parts(slack)
+        S_expr = S_expr - t * S_s
+    M = cp.Variable((n, n), PSD=True)
+    cons = [M == S_expr, *[c == 0 for c in v_expr], *[y[r.name] >= 0 for r in pb.rows if not r.equality]]
+    prob = cp.Problem(cp.Maximize(t) if t is not None else cp.Minimize(0), cons)
+    prob.solve(solver=solver)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise ParametricError(f"no certificate at {dict(at)}: {prob.status}")
+    return {k: float(v.value) for k, v in y.items()}, (float(t.value) if t is not None else None)
