@@ -22,9 +22,18 @@ Theorem 5's gamma_max = 1/(5 (rho + L)) = 11/60 and sqrt(L^2 + 1/gamma^2) = 61/1
 eta_hat_max = (1 - gamma rho)/(100 sqrt(L^2 + 1/gamma^2)) = 649/366000 is too), gamma = gamma_max, C_0 = C_c = 1 (the
 point of the committed family ``fednmap.pep``: "the reconstructed descent at C_0 = C_c = 1").
 
-Gram basis: s_0, s_1 (phi's subgradients at x_0, x_1), g_i0, g_i1 (f_i's gradients); x_0 = 0, z_0 = gamma s_0,
-x_1 = z_1 - gamma s_1. Rows: f_i's smooth interpolation both ways between x_0 and x_1 (4 rows), phi's weakly convex
-interpolation both ways (2 rows).
+Gram basis (a difference basis, as in encoding.py): s_0 (phi's subgradient at x_0), u = (s_1 - s_0)/eta_hat, g_i0
+(f_i's gradients at x_0), d_i = (grad f_i(x_1) - g_i0)/eta_hat; x_0 = 0, z_0 = gamma s_0, x_1 = z_1 - gamma s_1 (an
+invertible change of basis for eta_hat > 0, so the claim is the same). Rows: f_i's smooth interpolation both ways
+between x_0 and x_1 (4 rows), phi's weakly convex interpolation both ways (2 rows).
+
+The proof (:func:`certificate`, verified by :func:`prove`): multipliers y[f_i(x0; x1)] = 1/2 + 1/(10 eta_hat),
+y[f_i(x1; x0)] = 1/(10 eta_hat), y[phi(x0; x1)] = 1 + 1/(20 eta_hat), y[phi(x1; x0)] = 1/(20 eta_hat). S annihilates
+the two invariances of :data:`KERNEL`; the rest (4 x 4) is positive definite for every eta_hat in (0, 649/366000]
+by its leading minors (Sturm). The same multipliers still prove the descent at 10 x the printed maximum and break
+at eta_hat = 2/15 (the last leading minor carries the factor 15 eta_hat - 2). The descent coefficient: the PEP's
+worst case at the printed maximum is about 0.814 eta_hat (Clarabel), so eta_hat/9 is met with room; a claimed
+(9/10) eta_hat must fail, and does.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import sympy as sp
 from fedbounds.checks.pep.parametric import Basis, Box, ParametricCertificate, ParametricProblem, Proof, Row, latex, verify
 from fedbounds.theory.core.symbols import eta_hat
 
-__all__ = ["C_0", "C_C", "ETA_HAT_MAX", "GAMMA", "LATEX_SYMBOLS", "L", "RHO", "problem"]
+__all__ = ["C_0", "C_C", "ETA_HAT_MAX", "GAMMA", "KERNEL", "LATEX_SYMBOLS", "RHO", "L", "certificate", "multipliers", "problem", "prove"]
 
 L = sp.S.One
 RHO = sp.Rational(1, 11)
@@ -117,9 +126,11 @@ def prove(cert: ParametricCertificate) -> tuple[Proof, str]:
 #: two invariances, which S annihilates: f_i + <a, .>, phi - <a, .>, z - gamma a (encoding.py, ``_Round.start``);
 #: f_1 + <a, .>, f_2 - <a, .> (f, hence psi, the round and the corrections' errors unchanged)
 KERNEL = ((-1, 0, 1, 1, 0, 0), (0, 0, 1, -1, 0, 0))
+#: the common parts of the interpolation multipliers, times eta_hat
+ALPHA, BETA = sp.Rational(1, 10), sp.Rational(1, 20)
 
 
-def multipliers(alpha: sp.Expr = sp.Rational(1, 10), beta: sp.Expr = sp.Rational(1, 20)) -> dict[str, sp.Expr]:
+def multipliers(alpha: sp.Expr = ALPHA, beta: sp.Expr = BETA) -> dict[str, sp.Expr]:
     """y[f_i(x0; x1)] = 1/2 + alpha/eta_hat, y[f_i(x1; x0)] = alpha/eta_hat, y[phi(x0; x1)] = 1 + beta/eta_hat,
     y[phi(x1; x0)] = beta/eta_hat: the differences 1/2 and 1 cancel psi's values; the common parts, read off the
     dual solutions at sample steps (about 0.087/eta_hat and 0.03-0.05/eta_hat), are rounded to simple rationals."""
