@@ -179,33 +179,38 @@ def _rational_between(lo: sp.Expr, hi: sp.Expr) -> sp.Rational:
     raise ParametricError(f"no rational found between {lo} and {hi}")
 
 
-def _real_roots_in(p: sp.Poly, lo: sp.Expr, hi: sp.Expr, lo_open: bool, hi_open: bool) -> list[sp.Expr]:
-    """The distinct real roots of a univariate rational polynomial in the interval (exact: CRootOf or rationals)."""
+def _real_roots_in(p: sp.Poly, lo: sp.Expr, hi: sp.Expr, lo_open: bool, hi_open: bool) -> list[tuple[sp.Rational, sp.Rational]]:
+    """The real roots of a univariate rational polynomial in the interval, as rational isolating intervals (exact:
+    each root is decided against the ends by refining its interval until the end lies outside it, or by p(end) = 0
+    when the end is inside the interval of the one root there)."""
     if p.is_zero:
         raise ParametricError("a polynomial vanishes identically on an interval")
     if p.degree() <= 0:
         return []
+    x = p.gens[0]
+    zero_at = {e: _sign_at(p.as_expr().subs(x, e)) == 0 for e in (lo, hi)}
     out = []
-    for r in sorted(set(sp.Poly(p.as_expr(), p.gens[0]).real_roots())):
-        if p.eval(lo) == 0 and _same(r, lo):
-            if not lo_open:
-                out.append(r)
-            continue
-        if p.eval(hi) == 0 and _same(r, hi):
-            if not hi_open:
-                out.append(r)
-            continue
-        if _sign_at(r - lo) > 0 and _sign_at(hi - r) > 0:
-            out.append(r)
+    for (a, b), _ in p.intervals():
+        a, b = sp.Rational(a), sp.Rational(b)
+        sides = []
+        for end in (lo, hi):
+            while True:
+                if _sign_at(end - b) > 0 or (a != b and _sign_at(end - b) == 0 and p.eval(b) != 0):
+                    sides.append(-1)  # the root is below the end
+                    break
+                if _sign_at(a - end) > 0 or (a != b and _sign_at(a - end) == 0 and p.eval(a) != 0):
+                    sides.append(1)
+                    break
+                if a == b or zero_at[end]:
+                    sides.append(0)  # the root is the end (the only root in [a, b] when p(end) = 0)
+                    break
+                a, b = (sp.Rational(q) for q in p.refine_root(a, b, eps=(b - a) / 16))
+        low, high = sides
+        inside_low = low > 0 or (low == 0 and not lo_open)
+        inside_high = high < 0 or (high == 0 and not hi_open)
+        if inside_low and inside_high:
+            out.append((a, b))
     return out
-
-
-def _same(r: sp.Expr, end: sp.Expr) -> bool:
-    """Whether a root r of a polynomial that vanishes at ``end`` is ``end`` itself (the roots of a rational
-    polynomial of small degree are separated far beyond 1e-40)."""
-    if r.is_Rational and end.is_Rational:
-        return r == end
-    return abs(sp.N(r - end, _DIGITS)) < sp.Float(10) ** -40
 
 
 def _interior_point(box: Box) -> dict[sp.Symbol, sp.Rational]:
@@ -232,12 +237,23 @@ def _bivariate_sign_constant(p: sp.Expr, box: Box) -> bool:
     crit = sp.Poly(sp.expand(crit), x)
     if crit.is_zero:
         raise ParametricError(f"the projection of {p} vanishes identically")
-    cuts = [a, *_real_roots_in(crit, a, b, True, True), b] if crit.degree() > 0 else [a, b]
-    for lo, hi in itertools.pairwise(cuts):
-        x0 = _rational_between(lo, hi)
+    for x0 in _cell_samples(crit, a, b):
         if _real_roots_in(sp.Poly(p.subs(x, x0), y), c, d, True, True):
             return False
     return True
+
+
+def _cell_samples(crit: sp.Poly, lo: sp.Expr, hi: sp.Expr) -> list[sp.Rational]:
+    """One rational point in each open cell between lo, the roots of crit in (lo, hi), and hi."""
+    roots = _real_roots_in(crit, lo, hi, True, True) if crit.degree() > 0 else []
+    tight = []
+    for a, b in roots:  # refine until each interval lies strictly inside (lo, hi)
+        while a != b and (_sign_at(a - lo) <= 0 or _sign_at(hi - b) <= 0):
+            a, b = (sp.Rational(q) for q in crit.refine_root(a, b, eps=(b - a) / 16))
+        tight.append((a, b))
+    edges = [lo] + [q for ab in tight for q in ab] + [hi]
+    return [_rational_between(edges[2 * k], edges[2 * k + 1]) if edges[2 * k] != edges[2 * k + 1] else edges[2 * k]
+            for k in range(len(tight) + 1)]
 
 
 def _zero_free_closed(p: sp.Expr, box: Box) -> bool:
@@ -310,13 +326,14 @@ def residual(cert: ParametricCertificate) -> sp.Expr:
     return sp.expand(R)
 
 
-def verify(cert: ParametricCertificate, kernel: Sequence[Sequence[int]] = ()) -> Proof:
+def verify(cert: ParametricCertificate, kernel: Sequence[Sequence[int]] = (), definite: bool = False) -> Proof:
     """Check the identity, the multipliers' signs and S >= 0 over the whole box, exactly (module docstring).
 
     ``kernel``: integer vectors w with S w = 0 identically (an invariance of the class: a direction of the Gram basis
     that nothing sees). Each is checked exactly, and one coordinate where it is nonzero is dropped; the reduced S is
     then shown positive definite on the open box by its leading principal minors (Sylvester), which is far cheaper
-    than every principal minor. Without ``kernel``, every principal minor is shown >= 0."""
+    than every principal minor. ``definite`` (no kernel): S itself is shown positive definite on the open box the same
+    way. Otherwise every principal minor is shown >= 0 (S may be singular)."""
     t0 = time.perf_counter()
     pb = cert.problem
     R = residual(cert)
@@ -337,13 +354,14 @@ def verify(cert: ParametricCertificate, kernel: Sequence[Sequence[int]] = ()) ->
             continue
         proof.facts.append(prove_nonnegative(cert.multipliers[row.name], pb.box, f"y[{row.name}]"))
     n = S.shape[0]
-    if kernel:
+    if kernel or definite:
         keep = list(range(n))
         for w in kernel:
             if any(sp.cancel(q) != 0 for q in S * sp.Matrix(w)):
                 raise ParametricError(f"S w != 0 for the stated kernel vector {list(w)}")
             keep.remove(next(i for i in keep if w[i] != 0))
-        proof.facts.append(f"S w = 0 for {[list(w) for w in kernel]}; PSD iff the rest ({len(keep)} x {len(keep)}) is")
+        if kernel:
+            proof.facts.append(f"S w = 0 for {[list(w) for w in kernel]}; PSD iff the rest ({len(keep)} x {len(keep)}) is")
         for k in range(1, len(keep) + 1):
             idx = keep[:k]
             minor = S.extract(idx, idx).det(method="berkowitz")

@@ -114,7 +114,8 @@ def lemma_certificate(gamma_max: sp.Expr = THRESHOLD, Phi: sp.Expr = QUARTER) ->
     return ParametricCertificate(problem(Phi, gamma_max=gamma_max), MULTIPLIERS)
 
 
-def prove(cert: ParametricCertificate) -> tuple[Proof, str]:
-    """Verify exactly and write the proof in LaTeX."""
-    proof = verify(cert)
+def prove(cert: ParametricCertificate, definite: bool = True) -> tuple[Proof, str]:
+    """Verify exactly and write the proof in LaTeX. ``definite``: S is shown positive definite on the open box by its
+    leading minors (Lemma 5.2's Phi = 1/4); False for the tight Phi*, whose S is singular (every principal minor)."""
+    proof = verify(cert, definite=definite)
     return proof, latex(cert, LATEX_SYMBOLS, proof)

@@ -22,18 +22,18 @@ def test_tight_phi_is_proved_over_the_box() -> None:
 
 
 def test_lemma_5_2_is_proved_up_to_the_threshold() -> None:
-    proof = verify(P.lemma_certificate())
-    assert any("minor[g,e,h]" in f for f in proof.facts)
+    proof = verify(P.lemma_certificate(), definite=True)
+    assert any("leading minor[g,e,h]" in f for f in proof.facts)
 
 
 def test_widening_the_range_past_the_threshold_fails_at_the_threshold_factor() -> None:
-    with pytest.raises(ParametricError, match=r"minor\[g,e,h\].*4\*gamma_r - 3 changes sign"):
-        verify(P.lemma_certificate(gamma_max=P.THRESHOLD + sp.Rational(1, 1000)))
+    with pytest.raises(ParametricError, match=r"leading minor\[g,e,h\].*4\*gamma_r - 3 changes sign"):
+        verify(P.lemma_certificate(gamma_max=P.THRESHOLD + sp.Rational(1, 1000)), definite=True)
 
 
 def test_a_larger_phi_fails_to_verify() -> None:
-    with pytest.raises(ParametricError, match=r"minor\[g,e,h\].*changes sign"):
-        verify(P.lemma_certificate(Phi=sp.Rational(1, 4) + sp.Rational(1, 1000)))
+    with pytest.raises(ParametricError, match=r"leading minor\[g,e,h\].*changes sign"):
+        verify(P.lemma_certificate(Phi=sp.Rational(1, 4) + sp.Rational(1, 1000)), definite=True)
 
 
 def test_proof_and_counterexample_meet_at_the_threshold() -> None:
