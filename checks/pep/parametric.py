@@ -428,8 +428,9 @@ def latex(cert: ParametricCertificate, symbols: Mapping[str, str], proof: Proof 
     for j, dj in enumerate(d):
         if dj == 0:
             continue
-        comb = sum(sp.Symbol(symbols.get(names[i], names[i])) * L[i, j] for i in range(j, len(names)))
-        lines.append(rf"&+ {_coef(dj)}\,\Big\|{sp.latex(comb)}\Big\|^2 \\")
+        terms = [(sp.factor(L[i, j]), symbols.get(names[i], names[i])) for i in range(j, len(names)) if L[i, j] != 0]
+        comb = " + ".join(v if c == 1 else rf"{_coef(c)}\,{v}" for c, v in terms)
+        lines.append(rf"&+ {_coef(dj)}\,\Big\|{comb}\Big\|^2 \\")
     lines.append(r"\end{aligned}")
     return "\n".join(lines)
 

@@ -89,10 +89,13 @@ def problem(descent: sp.Expr = DESCENT, eta_hat_max: sp.Expr = ETA_HAT_MAX) -> P
     F1 = B.comb((1, gbar1), (1, s1))
     rows = []
     for i in range(2):
-        rows.append(Row(f"f{i + 1}(x0; x1)", _smooth(B, x0, g0[i], f0[i], x1, g1[i], f1[i]),
-                        rf"f_{i + 1}(x_0) - f_{i + 1}(x_1) - \langle \nabla f_{i + 1}(x_1), x_0 - x_1\rangle - \dots"))
-        rows.append(Row(f"f{i + 1}(x1; x0)", _smooth(B, x1, g1[i], f1[i], x0, g0[i], f0[i]),
-                        rf"f_{i + 1}(x_1) - f_{i + 1}(x_0) - \langle \nabla f_{i + 1}(x_0), x_1 - x_0\rangle - \dots"))
+        for (a, b), (xa, ga, fa, xb, gb, fb) in (((0, 1), (x0, g0[i], f0[i], x1, g1[i], f1[i])),
+                                                  ((1, 0), (x1, g1[i], f1[i], x0, g0[i], f0[i]))):
+            k = i + 1
+            tex = (rf"f_{k}(x_{a}) - f_{k}(x_{b}) - \langle \nabla f_{k}(x_{b}), x_{a} - x_{b}\rangle"
+                   rf" - \tfrac{{1}}{{2L}}\|\nabla f_{k}(x_{a}) - \nabla f_{k}(x_{b})\|^2"
+                   rf" + \tfrac{{L}}{{4}}\|x_{a} - x_{b} - \tfrac{{1}}{{L}}(\nabla f_{k}(x_{a}) - \nabla f_{k}(x_{b}))\|^2")
+            rows.append(Row(f"f{k}(x{a}; x{b})", _smooth(B, xa, ga, fa, xb, gb, fb), tex))
     rows.append(Row("phi(x0; x1)", _weakly_convex(B, x0, p0, x1, s1, p1),
                     r"\varphi(x_0) - \varphi(x_1) - \langle s_1, x_0 - x_1\rangle + \tfrac{\rho}{2}\|x_0 - x_1\|^2"))
     rows.append(Row("phi(x1; x0)", _weakly_convex(B, x1, p1, x0, s0, p0),
