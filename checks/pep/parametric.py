@@ -269,8 +269,12 @@ def _zero_free_closed(p: sp.Expr, box: Box) -> bool:
 
 
 def prove_nonnegative(expr: sp.Expr, box: Box, what: str, strict: bool = False) -> str:
-    """Prove expr >= 0 (``strict``: > 0) on the open box, exactly (>= 0 then holds on the box by continuity); returns
-    a one-line account of the proof, raises :class:`ParametricError` naming ``what`` otherwise."""
+    """Prove expr >= 0 on the open box, exactly (>= 0 then holds on the box by continuity); returns a one-line account
+    of the proof, raises :class:`ParametricError` naming ``what`` otherwise.
+
+    ``strict``: > 0 off at most finitely many isolated points of a two-parameter box (every factor, even or odd, keeps
+    one nonzero sign there). For leading minors that is enough: S is then positive definite on a dense subset of the
+    box, hence PSD on all of it by continuity."""
     expr = sp.factor(sp.cancel(sp.together(expr)))
     if expr == 0:
         if strict:
