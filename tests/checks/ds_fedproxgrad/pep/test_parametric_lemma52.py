@@ -42,3 +42,16 @@ def test_proof_and_counterexample_meet_at_the_threshold() -> None:
     assert sp.expand(phi.subs(gamma_r, P.THRESHOLD) - sp.Rational(1, 4)) == 0
     assert phi.subs(gamma_r, P.THRESHOLD + sp.Rational(1, 1000)) < sp.Rational(1, 4)
     assert sp.expand(P.phi_star.subs(eta, P.ETA_MAX) - phi) == 0  # the certificate's worst case is that instance
+
+
+@pytest.mark.slow
+def test_the_projects_pep_agrees_with_the_certificates_worst_case() -> None:
+    """The PEP of checks.ds_fedproxgrad.pep.encoding (PEPit, two solvers) at N = 1, lambda = 0, gamma_r = 1/2,
+    eta = 1/6: its worst Phi is the certificate's Phi* = 23/48 (an independent encoding of the same slice)."""
+    from fedbounds.checks.ds_fedproxgrad.pep.encoding import lemma52_pep
+
+    cert = lemma52_pep(1.0, 1.0, 0.0, None, 1 / 6, 0.5, 0.0, N=1)
+    assert cert.certified
+    expected = P.phi_star.subs({gamma_r: sp.Rational(1, 2), eta: P.ETA_MAX})
+    assert expected == sp.Rational(23, 48)
+    assert -cert.value / (1 / 6) == pytest.approx(float(expected), rel=1e-5)
