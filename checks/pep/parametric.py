@@ -32,14 +32,16 @@ remainder as a sum of squares (S = L D L^T, rational-function pivots).
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import sympy as sp
 
-__all__ = ["Basis", "Box", "ParametricCertificate", "ParametricError", "ParametricProblem", "Proof", "Row", "latex",
-           "prove_nonnegative", "verify"]
+__all__ = ["FORMAT", "STORE", "Basis", "Box", "ParametricCertificate", "ParametricError", "ParametricProblem", "Proof", "Row",
+           "dumps", "latex", "loads", "prove_nonnegative", "sample_multipliers", "verify", "verify_file"]
 
 #: digits used to read the sign of a nonzero algebraic number
 _DIGITS = 60
@@ -488,3 +490,54 @@ def sample_multipliers(pb: ParametricProblem, at: Mapping[sp.Symbol, sp.Expr], s
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise ParametricError(f"no certificate at {dict(at)}: {prob.status}")
     return {k: float(v.value) for k, v in y.items()}, (float(t.value) if t is not None else None)
+
+
+# ---------------------------------------------------------------- the file format
+
+#: the format tag of a stored parametric certificate (JSON; every expression a sympy string)
+FORMAT = "fedbounds-parametric-certificate/1"
+#: where the committed parametric certificates live
+STORE = Path(__file__).resolve().parent / "parametric_certificates"
+
+
+def dumps(cert: ParametricCertificate, kernel: Sequence[Sequence[int]] = (), definite: bool = False) -> str:
+    """The certificate as JSON: the problem (basis, values, target, rows, box) and the multipliers, each a sympy
+    string, so that :func:`loads` rebuilds and :func:`verify` re-proves it from the file alone."""
+    pb = cert.problem
+    doc = {
+        "format": FORMAT, "title": pb.title, "basis": list(pb.basis.names), "values": [str(v) for v in pb.values],
+        "params": [{"symbol": sp.srepr(x), "lo": sp.srepr(lo), "hi": sp.srepr(hi), "lo_open": lo_o, "hi_open": hi_o}
+                   for x, lo, hi, lo_o, hi_o in pb.box.sides],
+        "target": sp.srepr(pb.target), "target_latex": pb.target_latex,
+        "rows": [{"name": r.name, "expr": sp.srepr(r.expr), "latex": r.latex, "equality": r.equality} for r in pb.rows],
+        "multipliers": {k: sp.srepr(sp.sympify(v)) for k, v in cert.multipliers.items()},
+        "kernel": [list(w) for w in kernel], "definite": definite,
+    }
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def loads(text: str) -> tuple[ParametricCertificate, tuple[tuple[int, ...], ...], bool]:
+    """A certificate from :func:`dumps`' JSON: (certificate, kernel, definite). Raises :class:`ParametricError` on a
+    file of another format."""
+    doc = json.loads(text)
+    if doc.get("format") != FORMAT:
+        raise ParametricError(f"not a parametric certificate (format {doc.get('format')!r}, expected {FORMAT!r})")
+    basis = Basis(doc["basis"])
+    names = {k: v for k, v in vars(sp).items() if not k.startswith("_")}
+
+    def expr(s: str) -> sp.Expr:
+        return sp.sympify(eval(s, {"__builtins__": {}}, names))  # srepr strings: sympy constructors, no builtins
+
+    sides = tuple((expr(p["symbol"]), expr(p["lo"]), expr(p["hi"]), bool(p["lo_open"]), bool(p["hi_open"])) for p in doc["params"])
+
+    rows = tuple(Row(r["name"], expr(r["expr"]), r["latex"], bool(r["equality"])) for r in doc["rows"])
+    pb = ParametricProblem(doc["title"], basis, tuple(sp.Symbol(v) for v in doc["values"]), expr(doc["target"]), rows,
+                           Box(sides), doc.get("target_latex", ""))
+    cert = ParametricCertificate(pb, {k: expr(v) for k, v in doc["multipliers"].items()})
+    return cert, tuple(tuple(w) for w in doc["kernel"]), bool(doc["definite"])
+
+
+def verify_file(path: str | Path) -> Proof:
+    """Load a stored parametric certificate and prove it again, exactly."""
+    cert, kernel, definite = loads(Path(path).read_text())
+    return verify(cert, kernel, definite)

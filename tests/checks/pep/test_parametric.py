@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import sympy as sp
+from fedbounds.checks.ds_fedproxgrad.pep import parametric as DS
+from fedbounds.checks.fednmap.pep import parametric as FN
 from fedbounds.checks.pep.parametric import (
+    STORE,
     Basis,
     Box,
     ParametricCertificate,
     ParametricError,
     ParametricProblem,
     Row,
+    dumps,
+    loads,
     prove_nonnegative,
     verify,
+    verify_file,
 )
 
 x, y = sp.symbols("x y", positive=True)
@@ -68,3 +76,32 @@ def test_identity_and_remainder() -> None:
     cert = _descent_lemma(x * (1 - x / 2))
     with pytest.raises(ParametricError, match="does not cancel"):
         verify(ParametricCertificate(cert.problem, {"interp": sp.Rational(1, 2)}))
+
+
+STORED = {
+    "ds_lemma5_2.json": lambda: dumps(DS.lemma_certificate(), definite=True),
+    "ds_lemma5_2_tight.json": lambda: dumps(DS.tight_certificate()),
+    "fednmap_descent_n2_q1.json": lambda: dumps(FN.certificate(), FN.KERNEL),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORED))
+def test_stored_certificate_is_the_codes(name: str) -> None:
+    """The committed file is what the code builds (regenerate: write dumps(...) to STORE); the code's certificate is
+    proved by the papers' tests (tests/checks/*/test_parametric_*.py)."""
+    assert (STORE / name).read_text() == STORED[name](), f"{name} is stale"
+
+
+def test_a_stored_certificate_proves_itself_from_the_file_alone() -> None:
+    proof = verify_file(STORE / "ds_lemma5_2_tight.json")
+    assert sp.simplify(proof.remainder.det()) == 0
+
+
+def test_a_tampered_stored_certificate_fails() -> None:
+    doc = json.loads((STORE / "ds_lemma5_2.json").read_text())
+    doc["multipliers"]["error (10)"] = sp.srepr(sp.Rational(1, 100))  # the multiplier of (10), changed
+    cert, kernel, definite = loads(json.dumps(doc))
+    with pytest.raises(ParametricError, match="minor"):
+        verify(cert, kernel, definite)
+    with pytest.raises(ParametricError, match="format"):
+        loads(json.dumps({**doc, "format": "other"}))
