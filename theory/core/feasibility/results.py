@@ -273,9 +273,21 @@ class FeasibilityResult:
     table1: tuple[Table1Row, ...] = ()
     problem_class: dict[str, bool | None] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: what the answer stands on where it is not the theorem's own text (``TheoremSpec.footing``)
+    footing: str = ""
     region: dict[str, sp.Basic] = field(default_factory=dict, compare=False)
     region_symbols: dict[str, sp.Symbol] = field(default_factory=dict, compare=False)
     region_links: dict[str, tuple[sp.Symbol, sp.Basic]] = field(default_factory=dict, compare=False)
+
+    def footing_line(self) -> str:
+        """One line: which conditions stand in for which (``footing``) and which reference values of the
+        unknown constants the rounds assume; empty when the answer stands on the theorem alone."""
+        parts = [self.footing] if self.footing else []
+        rn = self.rounds_needed
+        if rn is not None and rn.reference:
+            flags = ", ".join(f"--{k.replace('_', '')}" for k in rn.reference if k.isidentifier())
+            parts.append(f"{rn.horizon_name} assumes {reference_text(rn.reference)}" + (f" ({flags} set yours)" if flags else ""))
+        return "Footing: " + "; ".join(parts) if parts else ""
 
     def condition(self, name: str) -> ConditionResult:
         """The condition called ``name`` (ValueError listing the names otherwise)."""
@@ -302,6 +314,7 @@ class FeasibilityResult:
             "table1": [r.to_dict() for r in self.table1],
             "problem_class": dict(self.problem_class),
             "notes": list(self.notes),
+            "footing": self.footing_line(),
         }
 
     def to_latex(self) -> str:
@@ -333,6 +346,14 @@ class FeasibilityResult:
                 lines.append(rf"&{_tex_text(rn.message)} \\")
         lines.append(r"\end{align*}")
         return "\n".join(lines)
+
+
+#: how the reference constants print (the papers' notation)
+_REFERENCE_NAMES = {"EL_0": "E[L_0]"}
+
+def reference_text(reference: Mapping[str, float]) -> str:
+    """``C_0 = 1, E[L_0] = 1``: reference values of unknown constants, in the papers' notation."""
+    return ", ".join(f"{_REFERENCE_NAMES.get(k, k)} = {v:g}" for k, v in reference.items())
 
 
 _TEX_SPECIALS = {
