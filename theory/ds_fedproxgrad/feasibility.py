@@ -438,7 +438,10 @@ def theorem5_3_rounds(pt: Point, eps: float) -> RoundsNeeded:
     gap0 = float(env[Delta_0]) if r0 == 0 and Delta_0 in env else 1.0
     need = 4 * gap0 / eps
     values = {c: cv, alpha: al, r_0: float(r0)}
-    lower, upper = (core.decaying_sum_lower_alpha1, core.decaying_sum_upper_alpha1) if al == 1 else (core.decaying_sum_lower, core.decaying_sum_upper)
+    if al == 1:
+        lower, upper = core.decaying_sum_lower_alpha1, core.decaying_sum_upper_alpha1
+    else:
+        lower, upper = core.decaying_sum_lower, core.decaying_sum_upper
     sufficient = max(r0, math.ceil(_horizon_from(lower, values, need)))
     necessary = max(r0, math.floor(_horizon_from(upper, values, need)))
     # the smallest R with the exact sum >= need lies in [necessary, sufficient]: bisection on integers

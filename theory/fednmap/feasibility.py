@@ -47,7 +47,6 @@ from fedbounds.theory.core.feasibility import (
     round_inward,
     smallest_integer,
     substitute,
-    value_or_expr,
 )
 from fedbounds.theory.core.symbols import (
     C_0,
