@@ -13,7 +13,8 @@ import pytest
 from fedbounds.checks.cli import main
 
 FEASIBLE = {
-    "fednmap.theorem8": ["fednmap", "--n", "50", "--Q", "10", "--L", "2", "--rho", "0.05", "--sigma", "0.1", "--mu", "0.5", "--epsilon", "1e-3"],
+    "fednmap.theorem8": ["fednmap", "--n", "50", "--Q", "10", "--L", "2", "--rho", "0.05", "--sigma", "0.1", "--mu", "0.5",
+                         "--epsilon", "1e-3"],
     "fednmap.theorem5": ["fednmap", "--n", "10", "--Q", "5", "--L", "1", "--rho", "0.1", "--sigma", "1", "--T", "100", "--epsilon", "0.1"],
     "ds.corollary_ii": ["ds-fedproxgrad", "--L-f", "1", "--G", "1", "--B", "1", "--sigma", "1", "--Delta0", "1", "--epsilon", "0.5"],
     "ds.theorem5_3": ["ds-fedproxgrad", "--L-f", "1", "--G", "1", "--B", "1", "--sigma", "1", "--alpha", "0.75", "--epsilon", "1e-3"],
