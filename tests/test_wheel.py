@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "adding-a-paper.md"
 
 
-def _run(argv: list[str], cwd: Path, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+def _run(argv: list[str], cwd: Path, env: dict | None = None, timeout: int = 2400) -> subprocess.CompletedProcess:
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -16,7 +16,8 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_lists_every_claim(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = _run(capsys, "--full", "--width", "1000")  # wide enough for one line per claim (tests/checks/report/test_table.py: fitting)
+    # wide enough for one line per claim (tests/checks/report/test_table.py: fitting)
+    rc, out, err = _run(capsys, "--full", "--width", "1000")
     assert rc == 0 and not err
     header = out.splitlines()[0].split()
     assert header[:4] == ["id", "label", "status", "statement"]
@@ -86,6 +87,6 @@ def test_one_claim_reads_singular_and_empty_evidence_kinds_are_not_printed(capsy
     assert f"{n} claim" + ("" if n == 1 else "s") in out
     for c in all_claims():
         if c.evidence and not c.evidence_kinds:
-            rc, out, _ = _run(capsys, "--id", c.id)
+            _, out, _ = _run(capsys, "--id", c.id)
             assert "evidence:   []" not in out
             break
