@@ -82,7 +82,7 @@ def test_default_is_one_line_per_claim_in_80_columns(capsys: pytest.CaptureFixtu
 
 
 def test_one_claim_reads_singular_and_empty_evidence_kinds_are_not_printed(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _run(capsys, "--paper", "ds", "--status", "verbatim")
+    _, out, _ = _run(capsys, "--paper", "ds", "--status", "verbatim")
     n = sum(1 for c in all_claims() if c.id.startswith("ds") and c.status.value == "verbatim")
     assert f"{n} claim" + ("" if n == 1 else "s") in out
     for c in all_claims():
