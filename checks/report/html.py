@@ -349,7 +349,8 @@ def _controls_section(claims: list[Mapping[str, Any]]) -> str:
     rows = []
     for c in claims:
         for r in _verdict_rows(c.get("negatives", []) or [], control=True):
-            rows.append([_link(str(c.get("check_id"))), *r[:1], r[5], r[4], r[1], r[2]])
+            slack = None if isinstance(r[4], float) and math.isnan(r[4]) else r[4]  # undefined slack: "-", not a sentinel
+            rows.append([_link(str(c.get("check_id"))), *r[:1], r[5], slack, r[1], r[2]])
     if not rows:
         return ""
     return '<h2 id="controls">Negative controls (each must read violated)</h2>' + _table(

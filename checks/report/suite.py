@@ -131,6 +131,7 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
     for spec, res in pairs:
         for v in res.negatives:
             where = (v.details.get("control_record") or {}).get("violated_at")
+            where = None if not isinstance(where, int | float) or where < 0 or where != where else where  # -1 / nan: nowhere
             neg_rows.append([spec.check_id, str(v.details.get("control", v.instance)), v.status, format_slack(v.slack),
                              "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
