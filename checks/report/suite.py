@@ -182,7 +182,7 @@ def format_compact(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | 
         out.append(_one_line(f"negative controls: {len(negatives)}, " + ("each violated for its stated reason" if not bad
                                                                          else f"{len(bad)} not as they should: {'; '.join(bad)}"), w))
     out += [_one_line(f"error {s.check_id}: {r.error}", w) for s, r in pairs if r.error]
-    out.append(_one_line("(*: evidence only outside the hypotheses; !: not accepted; details: --verbose, index.html)", w))
+    out.append(_one_line("(*: evidence outside the hypotheses only; !: not accepted; more: --verbose)", w))
     return "\n".join(out)
 
 
