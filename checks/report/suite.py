@@ -176,11 +176,12 @@ def format_compact(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | 
     out = [line(header).rstrip(), "  " + "  ".join("-" * k for k in [*cols, rest])[: w - 2]]
     out += [line(r).rstrip() for r in rows]
     negatives = [(spec.check_id, v) for spec, res in pairs for v in res.negatives]
-    bad = [f"{cid} ({_teeth(v)})" for cid, v in negatives if _teeth(v) != "ok"]
+    bad = [(cid, v) for cid, v in negatives if _teeth(v) != "ok"]
     if negatives:
         out.append("")
-        out.append(_one_line(f"negative controls: {len(negatives)}, " + ("each violated for its stated reason" if not bad
-                                                                         else f"{len(bad)} not as they should: {'; '.join(bad)}"), w))
+        out.append(f"negative controls: {len(negatives)}, " + (f"{len(bad)} not as they should (below)" if bad
+                                                               else "each violated for its stated reason"))
+        out += [_one_line(f"  {_teeth(v)}: {cid}, {v.details.get('control', v.instance)}", w) for cid, v in bad]
     out += [_one_line(f"error {s.check_id}: {r.error}", w) for s, r in pairs if r.error]
     out.append(_one_line("(*: evidence outside the hypotheses only; !: not accepted; more: --verbose)", w))
     return "\n".join(out)
