@@ -200,8 +200,22 @@ def register(
     return deco
 
 
+def _discover() -> None:
+    """Papers installed from outside (the ``fedbounds.papers`` entry points, :func:`fedbounds.theory.registry.discover_papers`):
+    each one's ``CHECKS`` package joins :data:`PAPER_PACKAGES`."""
+    global _LOADED
+    from fedbounds.theory.registry import discover_papers
+
+    for root in discover_papers().values():
+        package = getattr(root, "CHECKS", None)
+        if package and package not in PAPER_PACKAGES:
+            PAPER_PACKAGES.append(package)
+            _LOADED = False
+
+
 def _load() -> None:
     global _LOADED
+    _discover()
     if _LOADED:
         return
     for package in PAPER_PACKAGES:

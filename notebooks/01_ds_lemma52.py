@@ -102,7 +102,8 @@ print("max |(x^1 - x^0) - rhs(7)| =", float(np.abs(st.x - x0 - rhs).max()))
 # (A1(i)) is an upper bound, $G$ is estimated at sampled points for the chosen $B$ (assumption (8)).
 
 # %%
-rows = [f"| `{k}` | {v.value:.4g} | {v.kind} | {v.note[:90]} |" for k, v in consts.items()]
+# a pipe inside a cell would end it: the notes' norms ||a|| print as the norm sign
+rows = [f"| `{k}` | {v.value:.4g} | {v.kind} | {v.note[:90].replace('||', '‖').replace('|', '∣')} |" for k, v in consts.items()]
 display(Markdown("| constant | value | kind | how |\n|---|---|---|---|\n" + "\n".join(rows)))
 
 # %% [markdown]
@@ -463,7 +464,7 @@ plt.show()
 # | (7) | perturbed gradient step | verbatim | sympy `ds_eq7`; one engine round |
 # | (15) | descent lemma | verbatim | 2000 random pairs on the instance |
 # | (11), (13), (16) | error bound, $C_e$, $K_e^2$ | verbatim (16 is an identity) | sympy; pointwise on the MC run |
-# | (17) to (20) | coefficient of $\|g\|^2$ | verbatim | re-derived in sympy; every round of the deterministic run |
+# | (17) to (20) | coefficient of $\Vert g\Vert ^2$ | verbatim | re-derived in sympy; every round of the deterministic run |
 # | (21) | absorption if $\gamma_r\le1/(\sqrt{10}B)$ (iff at $\eta=1/(6L_F)$) | derived (paper: "there exists $r_0$") | sympy solve; bisection |
 # | $r_0$ | $\max(0,\lceil(cc_\gamma\sqrt{10}B)^{1/\alpha}-1\rceil)$ | derived | scan of the schedule; the run's $\gamma_r$ |
 # | (22) | $\Xi_r=O(\eta^2)$ with explicit constants | verbatim / derived | 5000 admissible points |

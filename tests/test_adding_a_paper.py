@@ -1,4 +1,4 @@
-"""docs/adding-a-paper.md, followed: a textbook "paper" (tests/papers/textbook_proxgrad: one folder per layer,
+"""docs/adding-a-paper.md, followed: a textbook "paper" (examples/textbook-paper/textbook_proxgrad: one folder per layer,
 one claim, one check) joins the catalogue, the checks and the command line through the registries alone, with
 no edit to shared code. Run in a subprocess so the registration does not leak into other tests."""
 
@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PAPERS = Path(__file__).parent / "papers"
+PAPERS = Path(__file__).resolve().parents[1] / "examples" / "textbook-paper"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "adding-a-paper.md"
 
 SCRIPT = """
@@ -102,6 +102,27 @@ def test_the_checks_tightness_reaches_the_terminal_as_the_doc_says(tmp_path: Pat
     out = _cli("check", "--claim", "textbook", "--out", str(tmp_path), "--no-progress", "--width", "200")
     assert out.returncode == 0, out.stdout + out.stderr
     summary = json.loads((tmp_path / "report.json").read_text())["claims"][0]["tightness"]["summary"]
-    row = next(ln for ln in out.stdout.splitlines() if ln.startswith("textbook.theorem3_1"))
+    row = next(ln for ln in out.stdout.splitlines() if ln.lstrip().startswith("textbook.theorem3_1"))
     assert summary in row  # today's table prints "-" in the tightness column
     assert f"`{summary}`" in DOC.read_text(encoding="utf-8")
+
+
+def test_an_installed_paper_is_found_through_its_entry_point(tmp_path: Path) -> None:
+    """The ``fedbounds.papers`` entry point alone (a distribution's metadata on the path, as pip leaves it) registers
+    the paper: no register_paper call, no edit to fedbounds. (tests/test_wheel.py does the same with pip, slow.)"""
+    dist = tmp_path / "site" / "fedbounds_textbook_paper-0.1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fedbounds-textbook-paper\nVersion: 0.1.0\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text("[fedbounds.papers]\ntextbook = textbook_proxgrad\n", encoding="utf-8")
+    env = {**__import__("os").environ, "PYTHONPATH": f"{tmp_path / 'site'}:{PAPERS}"}
+    out = subprocess.run([sys.executable, "-m", "fedbounds", "feasible", "textbook", "--L", "2", "--D2", "9", "--epsilon", "0.007"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "T = 1,286" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "fedbounds", "claims", "--paper", "textbook"], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path, env=env)
+    assert out.returncode == 0 and "textbook.theorem3_1" in out.stdout, out.stderr
+    # a plugin that cannot be imported is named in one line, exit 2
+    (dist / "entry_points.txt").write_text("[fedbounds.papers]\nbroken = no_such_package_here\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "fedbounds", "claims"], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert out.returncode == 2 and "broken" in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -38,3 +38,11 @@ def test_site_builds_strict_with_an_api_reference_per_layer(tmp_path: Path) -> N
     assert "Theoretical guarantee" in pages["pep-examples"]
     for doc in (ROOT / "docs").glob("*.md"):
         assert (site / f"{doc.stem}.html").exists(), doc.name
+    # Sphinx roles render as code (docs/_hooks/roles.py), the maths is kept for MathJax (pymdownx.arithmatex), the
+    # two example modules have their own headings, and a returned pair is one row, not one per line
+    assert not any(":mod:" in text or ":func:" in text for text in pages.values())
+    assert 'class="arithmatex"' in (site / "fednmap-reconstruction.html").read_text()
+    assert ">FedNMap</a>" in pages["pep-examples"] and ">DS FedProxGrad</a>" in pages["pep-examples"]
+    import re
+
+    assert "tuple[float, float]" in re.sub(r"<[^>]+>", "", pages["pep-examples"])

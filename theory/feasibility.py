@@ -99,7 +99,11 @@ _loaded: set[str] = set()
 
 
 def _paper_modules() -> list[Any]:
-    """Each paper package's ``feasibility`` module (papers without one are skipped)."""
+    """Each paper package's ``feasibility`` module (papers without one are skipped), installed ones included
+    (:func:`fedbounds.theory.registry.discover_papers`)."""
+    from fedbounds.theory.registry import discover_papers
+
+    discover_papers()
     modules = []
     for package in PAPER_PACKAGES:
         try:

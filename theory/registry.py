@@ -14,7 +14,17 @@ from types import ModuleType
 
 from fedbounds.theory.core.claims import PAPERS, Claim, Status
 
-__all__ = ["PAPER_PACKAGES", "all_claims", "claims_by_paper", "claims_by_status", "get_claim", "load_papers", "register_paper"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PAPER_PACKAGES",
+    "all_claims",
+    "claims_by_paper",
+    "claims_by_status",
+    "discover_papers",
+    "get_claim",
+    "load_papers",
+    "register_paper",
+]
 
 #: the papers, one package each, in catalogue order
 PAPER_PACKAGES: list[str] = [
@@ -22,7 +32,33 @@ PAPER_PACKAGES: list[str] = [
     "fedbounds.theory.ds_fedproxgrad",
 ]
 
+#: the entry-point group through which an installed package adds a paper (docs/adding-a-paper.md): the entry
+#: point names the paper's root package, whose ``THEORY`` and ``CHECKS`` name its theory and checks packages
+ENTRY_POINT_GROUP = "fedbounds.papers"
+
 _loaded: dict[str, ModuleType] = {}
+_discovered: dict[str, ModuleType] = {}
+
+
+def discover_papers() -> dict[str, ModuleType]:
+    """The papers installed from outside (entry points in :data:`ENTRY_POINT_GROUP`), loaded once: each one's
+    theory package joins :data:`PAPER_PACKAGES` (its checks package joins the checks registry's, which calls this
+    too). A plugin that cannot be loaded is named in one line (ValueError)."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in _discovered:
+            continue
+        try:
+            root = ep.load()
+        except Exception as exc:
+            raise ValueError(f"paper {ep.name!r} ({ENTRY_POINT_GROUP} entry point {ep.value!r}) cannot be loaded: {exc}") from None
+        _discovered[ep.name] = root
+        theory = getattr(root, "THEORY", None)
+        if theory and theory not in PAPER_PACKAGES:
+            PAPER_PACKAGES.append(theory)
+            _catalogue_cache.clear()
+    return dict(_discovered)
 _catalogue_cache: list[tuple[Claim, ...]] = []
 
 
@@ -36,7 +72,9 @@ def _optional(package: str, module: str) -> ModuleType | None:
 
 
 def load_papers() -> dict[str, ModuleType]:
-    """Import every registered paper package (its key and name go into ``PAPERS``) and its proof steps."""
+    """Import every registered paper package (its key and name go into ``PAPERS``) and its proof steps: the built-in
+    ones, those added by :func:`register_paper` and those installed through :data:`ENTRY_POINT_GROUP`."""
+    discover_papers()
     for package in PAPER_PACKAGES:
         if package in _loaded:
             continue
@@ -56,6 +94,7 @@ def register_paper(package: str) -> None:
 
 
 def _catalogue() -> tuple[Claim, ...]:
+    discover_papers()
     if _catalogue_cache:
         return _catalogue_cache[0]
     load_papers()

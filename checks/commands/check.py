@@ -43,6 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output folder for report.json and plots (default: reports/)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="base seed of every Monte Carlo run (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--strict", action="store_true",
+                        help="an inconclusive verdict fails the run (exit 1); by default it passes and the result line names it")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print the full tables (notes, negative controls, PEP certificates); by default one line per claim")
     from fedbounds.checks.report.table import add_width_option
 
     add_width_option(parser)
@@ -311,7 +315,7 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress,
                        jobs=int(getattr(args, "jobs", 1)))
     elapsed = time.perf_counter() - t0
-    ok = all(spec.accepts(res) for spec, res in pairs)
+    ok, line = result_line(pairs, strict=bool(getattr(args, "strict", False)))
     meta = {
         **started,
         "profile": profile.to_dict(),
@@ -323,9 +327,32 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     write_report(tmp, pairs, meta)
     write_index_html(tmp, json.loads((tmp / "report.json").read_text(encoding="utf-8")))
     json_path, pngs = install(tmp, out)
-    print(format_table(pairs, getattr(args, "width", None)))
-    print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
+    if getattr(args, "verbose", False):
+        print(format_table(pairs, getattr(args, "width", None)))
+    else:
+        from fedbounds.checks.report.suite import format_compact
+
+        print(format_compact(pairs, getattr(args, "width", None)))
+    print(f"\nprofile {profile.name}, seed {args.seed}: {_count(len(pairs), 'claim')} in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")
-    print("result: " + ("PASS" if ok else "FAIL (a claim is violated, a check errored, or a negative control passed)"))
+    print("result: " + line)
     return 0 if ok else 1
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" + ("" if k == 1 else "s")
+
+
+def result_line(pairs: list[tuple[CheckSpec, CheckResult]], strict: bool = False) -> tuple[bool, str]:
+    """Whether the run passes, and its result line: ``PASS``, ``PASS (1 inconclusive: fednmap.lyapunov)``, or
+    ``FAIL (...)`` naming why. An inconclusive verdict (neither held nor violated at the confidence asked) passes
+    unless ``strict``; either way the line names it."""
+    inconclusive = [spec.check_id for spec, res in pairs if not res.error and res.verdict == "inconclusive"]
+    named = f"{len(inconclusive)} inconclusive: {', '.join(inconclusive)}" if inconclusive else ""
+    if not all(spec.accepts(res) for spec, res in pairs):
+        why = "a claim is violated, a check errored, or a negative control passed"
+        return False, f"FAIL ({why}" + (f"; {named})" if named else ")")
+    if strict and inconclusive:
+        return False, f"FAIL (--strict: {named})"
+    return True, "PASS" + (f" ({named})" if named else "")

@@ -29,6 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--latex", action="store_true", help="print each claim as LaTeX")
     out.add_argument("--json", action="store_true", help="print the claims as JSON")
+    parser.add_argument("--full", action="store_true", help="the full table (statements wrapped, dependencies); "
+                        "by default one line per claim")
     add_width_option(parser)
 
 
@@ -56,6 +58,27 @@ def _table(claims: list[Claim], width: int | None) -> str:
     return render_table(["id", "label", "status", "statement", "depends on"], rows, width)
 
 
+def _compact(claims: list[Claim], width: int | None) -> str:
+    """One line per claim: id, status, then the paper's label and the statement, cut to ``width`` columns
+    (``--full``: :func:`_table`; ``--id``: one claim in full)."""
+    from fedbounds.checks.report.table import output_width
+
+    w = output_width(width)
+    cols = [max([2, *(len(c.id) for c in claims)]), max([6, *(len(c.status.value) for c in claims)])]
+    rest = max(w - sum(k + 2 for k in cols), 10)
+
+    def cut(t: str, k: int) -> str:
+        t = " ".join(t.split())
+        return t if len(t) <= k else t[: k - 3] + "..."
+
+    def line(cells: list[str]) -> str:
+        return ("  ".join(x.ljust(k) for x, k in zip(cells[:2], cols)) + "  " + cut(cells[2], rest)).rstrip()
+
+    out = [line(["id", "status", "label: statement"]), "  ".join("-" * k for k in [*cols, rest])[:w]]
+    out += [line([c.id, c.status.value, f"{c.label}: {c.statement or c.title}"]) for c in claims]
+    return "\n".join(out)
+
+
 def _full(c: Claim) -> str:
     prov = c.provenance
     lines = [
@@ -81,7 +104,8 @@ def _full(c: Claim) -> str:
     if c.proof:
         lines.append(f"  proof:      {', '.join(c.proof)}")
     if c.evidence:
-        lines.append(f"  evidence:   [{', '.join(c.evidence_kinds)}] {c.evidence}")
+        kinds = ", ".join(c.evidence_kinds)
+        lines.append(f"  evidence:   {c.evidence}" + (f" [{kinds}]" if kinds else ""))
     lines.append(f"  latex:      {c.latex()}")
     return "\n".join(lines)
 
@@ -107,5 +131,6 @@ def _print(args: argparse.Namespace, claims: list[Claim]) -> None:
     elif args.claim_id is not None:
         print(_full(claims[0]))
     else:
-        print(_table(claims, args.width))
-        print(f"\n{len(claims)} claims")
+        print(_table(claims, args.width) if getattr(args, "full", False) else _compact(claims, args.width))
+        print(f"\n{len(claims)} claim" + ("" if len(claims) == 1 else "s") + ("" if getattr(args, "full", False) else
+              " (--full: the whole table; --id ID: one claim)"))

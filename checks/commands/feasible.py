@@ -62,7 +62,7 @@ def _certifiers() -> dict[str, Any]:
         try:
             module = importlib.import_module(f"{package}.pep.feasibility")
         except ModuleNotFoundError as exc:
-            if exc.name not in (f"{package}.pep", f"{package}.pep.feasibility"):
+            if exc.name not in (f"{package}.pep", f"{package}.pep.feasibility"):  # a paper without PEP steps
                 raise
             continue
         out.update(dict.fromkeys(getattr(module, "THEOREMS", ()), module))
@@ -345,36 +345,45 @@ def _short(expr: Any) -> str:
 
 
 def answer_lines(result: Any) -> list[str]:
-    """The answer first: admissible or not, the steps at the point (and how the window was chosen), the rounds."""
+    """The answer first: admissible or not, the steps at the point, the rounds, and the footing line (what the answer
+    stands on); then how the window was chosen and the rounds' exact form."""
+    import sympy as sp
+
     text = _short
 
     failing = [c.name for c in result.conditions if c.required and c.meets is False]
     verdict = "admissible" if result.admissible else f"NOT ADMISSIBLE (fails {', '.join(failing) or 'a condition'})"
     steps = ", ".join(f"{k} = {_fmt(v)}" for k, v in result.chosen.items())
     out = [f"Answer: {verdict}, at {steps}" if steps else f"Answer: {verdict}"]
+    rn = result.rounds_needed
+    detail: list[str] = []
     source = result.step_sizes.get("m_source")
     if isinstance(source, str) and "chosen" in source:
-        out.append(f"  {source}")
-    rn = result.rounds_needed
-    if rn is None:
-        return out
-    head = f"Rounds to reach epsilon = {rn.epsilon:g}:"
-    if rn.flag == "exact" and rn.rounds is not None:
-        out.append(f"{head} {rn.horizon_name} = {rn.rounds:,}")
-    elif rn.flag == "symbolic" and rn.reference_rounds is not None:
-        ref = ", ".join(f"{k} = {_fmt(v)}" for k, v in (rn.reference or {}).items())
-        out.append(f"{head} {rn.horizon_name} = {rn.reference_rounds:,} at {ref} (reference values, below)")
-        if rn.expression is not None:
-            out.append(f"  exact in the unknown constants: {rn.horizon_name} >= {text(rn.expression)}")
-    elif rn.flag == "symbolic" and rn.expression is not None:
-        out.append(f"{head} {rn.horizon_name} >= {text(rn.expression)} (exact, in the unknown constants)")
-    elif rn.flag == "O":
-        out.append(f"{head} {rn.horizon_name} = O({text(rn.expression) if rn.expression is not None else '?'}) (constants lost)")
-    else:
-        out.append(f"{head} unreachable ({rn.message})")
-    if rn.reference_note and rn.reference_rounds is not None:
-        out.append(f"  reference values: {rn.reference_note}")
-    return out
+        detail.append(f"  {source}")
+    if rn is not None:
+        head = f"Rounds to reach epsilon = {rn.epsilon:g}:"
+        if rn.flag == "exact" and rn.rounds is not None:
+            out.append(f"{head} {rn.horizon_name} = {rn.rounds:,}")
+        elif rn.flag == "symbolic" and rn.reference_rounds is not None:
+            from fedbounds.theory.core.feasibility.results import reference_text
+
+            k = rn.reference_rounds
+            shown = f"{k:,}" if k < 10**18 else f"{float(k):.6e}"
+            out.append(f"{head} {rn.horizon_name} = {shown} (at {reference_text(rn.reference or {})})")
+            if isinstance(rn.expression, sp.Rel):  # the message says which inequality the number solves
+                detail.append(f"  {rn.message}")
+            elif rn.expression is not None:
+                detail.append(f"  exact in the unknown constants: {rn.horizon_name} >= {text(rn.expression)}")
+        elif rn.flag == "symbolic" and rn.expression is not None:
+            out.append(f"{head} {rn.horizon_name} >= {text(rn.expression)} (exact, in the unknown constants)")
+        elif rn.flag == "O":
+            out.append(f"{head} {rn.horizon_name} = O({text(rn.expression) if rn.expression is not None else '?'}) (constants lost)")
+        else:
+            out.append(f"{head} unreachable ({rn.message})")
+        if rn.reference_note and rn.reference_rounds is not None:
+            detail.append(f"  reference values: {rn.reference_note}")
+    footing = result.footing_line()
+    return out + ([footing] if footing else []) + detail
 
 
 def _binding_text(result: Any) -> list[str]:

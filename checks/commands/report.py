@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import time
 from pathlib import Path
+from typing import Any
 
 from fedbounds.checks.commands import path_arg
 
@@ -40,10 +42,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else store.resolve().with_name(f"{store.stem}-report")
     stage = staging(out, "report")
     try:
+        started = time.perf_counter()
         staged = write_report(store, stage)
-        write_index_html(stage, {"store": str(store), "slopes": staged.slopes, "figures": [f.name for f in staged.figures],
-                                 "notes": staged.notes})
-        new = [p.name for p in (staged.cells_csv, staged.points_csv, staged.slopes_csv, *staged.figures)] + ["index.html"]
+        write_index_html(stage, _page(store, staged, time.perf_counter() - started))
+        new = [p.name for p in (staged.cells_csv, staged.points_csv, staged.slopes_csv, *staged.figures, *staged.specs)]
+        new.append("index.html")
         (stage / MANIFEST).write_text(json.dumps(new), encoding="utf-8")
         install(stage, out, new, _previous_files(out), index=MANIFEST)
     finally:
@@ -67,6 +70,39 @@ def run(args: argparse.Namespace) -> int:
         print(f"figure:  {fig}")
     print(f"page:    {page}")
     return 0
+
+
+def _page(store: Path, staged: Any, seconds: float) -> dict[str, Any]:
+    """The sweep page's content: the study's scope and its specs (attached beside the page), the slopes with every
+    series whose interval excludes the claimed slope highlighted, the notes, and the run (commit, command, machine,
+    times)."""
+    from fedbounds.checks.report.html import Cell
+    from fedbounds.checks.report.suite import run_metadata
+
+    slopes = []
+    missed = []
+    for s in staged.slopes:
+        row = dict(s)
+        if s.get("contains_expected") is False:
+            row["contains_expected"] = Cell("NO: the interval excludes it", "verdict violated")
+            missed.append(f"{s['spec']}, rounds vs {s['axis']} ({'; '.join(x for x in (s.get('panel'), s.get('series')) if x)})")
+        slopes.append(row)
+    notes = [f"the interval excludes the claimed slope: {m}" for m in missed] + list(staged.notes)
+    notes += [f"scope of {name}: {text}" for name, text in staged.study.get("specs", {}).items()]
+    notes += [f"spec {p.name} (attached beside this page)" for p in staged.specs]
+    meta = run_metadata()
+    return {
+        "title": "Sweep report: " + ", ".join(staged.study.get("specs", {})),
+        "slopes": slopes,
+        "figures": [f.name for f in staged.figures],
+        "notes": notes,
+        **meta,
+        "store": str(store),
+        "cells": staged.study.get("cells"),
+        "cell seconds (sum)": staged.study.get("cell_seconds"),
+        "elapsed_s": round(seconds, 3),
+        "specs": [p.name for p in staged.specs],
+    }
 
 
 #: the list of files the report in a folder consists of (written last, read by the next report into that folder)

@@ -44,7 +44,8 @@ def _positive_int(text: str) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``fedbounds sweep``."""
-    parser.add_argument("spec", metavar="SPEC", help="the grid spec (a TOML file, or the name of a shipped spec: tiny, fednmap_speedup)")
+    parser.add_argument("spec", metavar="SPEC", help="the grid spec (a TOML file, or the name of a shipped spec: "
+                        + ", ".join(_shipped_specs()) + ")")
     parser.add_argument("--store", type=path_arg, metavar="PATH",
         help="SQLite store (default: reports/sweeps/<spec name>-<fingerprint>.sqlite)")
     where = parser.add_mutually_exclusive_group()
@@ -107,3 +108,10 @@ def run(args: argparse.Namespace) -> int:
 def default_store(name: str, fingerprint: str) -> Path:
     """``reports/sweeps/<name>-<first 12 hex digits of the fingerprint>.sqlite``."""
     return Path("reports") / "sweeps" / f"{name}-{fingerprint[:12]}.sqlite"
+
+
+def _shipped_specs() -> list[str]:
+    """The names of the specs shipped in fedbounds.checks/specs (for --help)."""
+    from pathlib import Path
+
+    return sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "specs").glob("*.toml"))

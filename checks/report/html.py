@@ -349,7 +349,8 @@ def _controls_section(claims: list[Mapping[str, Any]]) -> str:
     rows = []
     for c in claims:
         for r in _verdict_rows(c.get("negatives", []) or [], control=True):
-            rows.append([_link(str(c.get("check_id"))), *r[:1], r[5], r[4], r[1], r[2]])
+            slack = None if isinstance(r[4], float) and math.isnan(r[4]) else r[4]  # undefined slack: "-", not a sentinel
+            rows.append([_link(str(c.get("check_id"))), *r[:1], r[5], slack, r[1], r[2]])
     if not rows:
         return ""
     return '<h2 id="controls">Negative controls (each must read violated)</h2>' + _table(
@@ -485,8 +486,15 @@ def write_index_html(
         body.append(_legend())
     elif "passed" in report:
         body.append(f"<p>passed: <b>{html.escape(_num(report['passed']))}</b></p>")
+    if not claims and "slopes" in report:  # a sweep's page: where to go, and its specs to download
+        specs = [str(x) for x in report.get("specs", []) if str(x) == Path(str(x)).name]
+        links = [("#slopes", "Fitted slopes"), ("#notes", "Notes"), ("#figures", "Figures"), ("#run", "Run")]
+        links += [(html.escape(x), f"spec {html.escape(x)}") for x in specs]
+        body.append('<nav class="contents">' + " · ".join(f'<a href="{h}">{t}</a>' for h, t in links) + "</nav>")
     body.append(_slopes_section(report))
     body.append(_notes_section(report))
+    if loose:
+        body.append('<h2 id="figures">Figures</h2>')
     for f in loose:
         data = _read(out_dir, f)
         body.append(f"<h3>{html.escape(Path(f).name)}</h3>" + (_img(data, Path(f).name, "plot") if data else "<p>missing</p>"))

@@ -13,7 +13,7 @@ from typing import Any
 from fedbounds.checks.registry import CheckResult, CheckSpec, Plot
 from fedbounds.checks.verdicts.verdict import EXACT_RTOL, to_json_safe
 
-__all__ = ["format_slack", "format_table", "format_tightness", "plot_result", "run_metadata", "write_report"]
+__all__ = ["format_compact", "format_slack", "format_table", "format_tightness", "plot_result", "run_metadata", "write_report"]
 
 
 def format_slack(s: float) -> str:
@@ -131,6 +131,7 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
     for spec, res in pairs:
         for v in res.negatives:
             where = (v.details.get("control_record") or {}).get("violated_at")
+            where = None if not isinstance(where, int | float) or where < 0 or where != where else where  # -1 / nan: nowhere
             neg_rows.append([spec.check_id, str(v.details.get("control", v.instance)), v.status, format_slack(v.slack),
                              "-" if where is None else str(where), _teeth(v)])
     if neg_rows:
@@ -146,6 +147,44 @@ def format_table(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | No
     if errors:
         text += "\n\nErrors:\n" + "\n".join(f"  {cid}: {err}" for cid, err in errors)
     return text
+
+
+def format_compact(pairs: Sequence[tuple[CheckSpec, CheckResult]], width: int | None = None) -> str:
+    """The terminal's default report: one line per claim (claim, verdict, scope, worst slack, tightness), cut to
+    ``width`` columns (80 when not a terminal), then one line for the negative controls and one per error. The
+    full tables are :func:`format_table` (``fedbounds check --verbose``) and the report page (index.html)."""
+    from fedbounds.checks.report.table import output_width
+
+    w = output_width(width)
+    rows = []
+    for spec, res in pairs:
+        verdict = res.verdict_shown + ("" if spec.accepts(res) or res.error else " !")
+        if spec.erratum and res.verdict == "violated":
+            verdict += " (erratum)"
+        rows.append([spec.check_id, verdict, "-" if res.error else res.scope_info().short, format_slack(res.worst_slack),
+                     format_tightness(res.tightness)])
+    header = ["claim", "verdict", "scope", "slack", "tightness"]
+    cols = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    # the first four columns keep their width (a scope longer than 24 characters is cut); tightness takes the rest
+    cols[2] = min(cols[2], 24)
+    rest = max(w - 2 - sum(c + 2 for c in cols), 8)
+
+    def line(r: list[str]) -> str:
+        cells = [_one_line(c, k) for c, k in zip(r[:4], cols)]
+        return "  " + "  ".join(c.ljust(k) for c, k in zip(cells, cols)) + "  " + _one_line(r[4], rest)
+
+    out = [line(header).rstrip(), "  " + "  ".join("-" * k for k in [*cols, rest])[: w - 2]]
+    out += [line(r).rstrip() for r in rows]
+    negatives = [(spec.check_id, v) for spec, res in pairs for v in res.negatives]
+    bad = [(cid, v) for cid, v in negatives if _teeth(v) != "ok"]
+    if negatives:
+        out.append("")
+        out.append(f"negative controls: {len(negatives)}, " + (f"{len(bad)} not as they should (below)" if bad
+                                                               else "each violated for its stated reason"))
+        out += [_one_line(f"  {_teeth(v)}: {cid}, {v.details.get('control', v.instance)}", w) for cid, v in bad]
+    out += [_one_line(f"error {s.check_id}: {r.error}", w) for s, r in pairs if r.error]
+    out.append(_one_line("(*: evidence outside the hypotheses only; !: not accepted; more: --verbose)", w))
+    return "\n".join(out)
 
 
 def _safe_name(name: str) -> str:

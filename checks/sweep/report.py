@@ -71,6 +71,10 @@ class ReportFiles:
     figures: list[Path]
     slopes: list[dict]
     notes: list[str]
+    #: the specs the store records for its configuration, attached to the report (``<name>.spec.toml``)
+    specs: list[Path] = field(default_factory=list)
+    #: the study's scope for the page: per spec its algorithm, instance, grid, axes and expected slope; cells, seconds
+    study: dict = field(default_factory=dict)
 
     def moved_to(self, folder: Path) -> ReportFiles:
         """The same files, at their places in ``folder`` (after the staging folder was installed there)."""
@@ -80,6 +84,7 @@ class ReportFiles:
             points_csv=folder / self.points_csv.name,
             slopes_csv=folder / self.slopes_csv.name,
             figures=[folder / f.name for f in self.figures],
+            specs=[folder / f.name for f in self.specs],
         )
 
 
@@ -307,6 +312,8 @@ def write_report(store_path: str | Path, out_dir: str | Path) -> ReportFiles:
     with Store(store_path, readonly=True) as store:
         rows = list(store.rows(curves=False))
         settings_by_spec, keys = _spec_settings(store)
+        sources = dict(store.specs())
+    _settle_wal(Path(store_path))
     if not rows:
         raise ValueError(f"store {str(store_path)!r} holds no cells")
     if not settings_by_spec:
@@ -399,4 +406,45 @@ def write_report(store_path: str | Path, out_dir: str | Path) -> ReportFiles:
         w.writerow(cols)
         for s in slopes:
             w.writerow([_fmt(s[c]) for c in cols])
-    return ReportFiles(cells_csv, points_csv, slopes_csv, figures, slopes, notes)
+    # the specs themselves, attached (the page links them), and the study's scope
+    specs = []
+    for name in sorted(settings_by_spec):
+        path = out / f"{name}.spec.toml"
+        path.write_text(sources[name], encoding="utf-8")
+        specs.append(path)
+    study = {
+        "specs": {name: _scope_of(sources[name], by_spec.get(name, [])) for name in sorted(settings_by_spec)},
+        "cells": len(rows),
+        "cell_seconds": round(sum(r.elapsed for r in rows), 3),
+    }
+    return ReportFiles(cells_csv, points_csv, slopes_csv, figures, slopes, notes, specs, study)
+
+
+def _scope_of(source: str, rows: Sequence[CellRow]) -> str:
+    """One line: the spec's algorithms, instances, grid (each axis with its values) and the expected slope."""
+    spec = parse_spec(source, source="stored spec")
+    algorithms = sorted({str(r.config.get("algorithm")) for r in rows})
+    instances = sorted({str(r.config.get("instance", {}).get("name")) for r in rows})
+    grid = "; ".join(f"{k} in {list(v)}" for k, v in spec.grid.items())
+    return (f"{', '.join(algorithms) or '-'} on {', '.join(instances) or '-'}; grid {grid}; "
+            f"expected slope {spec.report.get('expected_slope', -1.0)}; {len(rows)} cells")
+
+
+def _settle_wal(store: Path) -> None:
+    """Fold a write-ahead log the read-only report left beside the store back into it, so that SQLite removes the
+    ``-wal`` and ``-shm`` files (docs/sweep-store.md: a clean close removes them). Only when no one else has the store
+    open (a running sweep keeps its log) and the folder is writable; otherwise the files stay, harmlessly."""
+    import os
+    import sqlite3
+
+    wal = store.with_name(store.name + "-wal")
+    if not wal.exists() or not os.access(store.parent, os.W_OK) or not os.access(store, os.W_OK):
+        return
+    try:
+        con = sqlite3.connect(str(store), timeout=1.0)
+        try:
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            con.close()  # the last connection to close deletes -wal and -shm
+    except sqlite3.Error:
+        return

@@ -16,7 +16,8 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_lists_every_claim(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = _run(capsys, "--width", "1000")  # wide enough for one line per claim (tests/checks/report/test_table.py: fitting)
+    # wide enough for one line per claim (tests/checks/report/test_table.py: fitting)
+    rc, out, err = _run(capsys, "--full", "--width", "1000")
     assert rc == 0 and not err
     header = out.splitlines()[0].split()
     assert header[:4] == ["id", "label", "status", "statement"]
@@ -67,3 +68,25 @@ def test_bad_input_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: lis
     rc, out, err = _run(capsys, *argv)
     assert rc == 2 and not out
     assert len(err.strip().splitlines()) == 1 and needle in err and err.startswith("fedbounds")
+
+
+def test_default_is_one_line_per_claim_in_80_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """The default listing: id, status, label and statement on one line each (--full: the wrapped table)."""
+    rc, out, err = _run(capsys)
+    assert rc == 0 and not err
+    lines = out.splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    body = [ln for ln in lines if ln.split() and ln.split()[0] in {c.id for c in all_claims()}]
+    assert len(body) == len(all_claims())  # one line each, nothing wrapped
+    assert len(lines) == len(all_claims()) + 4  # header, rule, blank, count
+
+
+def test_one_claim_reads_singular_and_empty_evidence_kinds_are_not_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(capsys, "--paper", "ds", "--status", "verbatim")
+    n = sum(1 for c in all_claims() if c.id.startswith("ds") and c.status.value == "verbatim")
+    assert f"{n} claim" + ("" if n == 1 else "s") in out
+    for c in all_claims():
+        if c.evidence and not c.evidence_kinds:
+            _, out, _ = _run(capsys, "--id", c.id)
+            assert "evidence:   []" not in out
+            break

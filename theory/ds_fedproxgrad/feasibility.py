@@ -40,6 +40,7 @@ from fedbounds.theory.core.feasibility import (
     meets_upper,
     round_inward,
     substitute,
+    text,
 )
 from fedbounds.theory.core.symbols import (
     L_F,
@@ -393,21 +394,87 @@ def theorem5_3_guarantee(pt: Point) -> Guarantee:
     )
 
 
+#: the reference value of Delta_r0 + Xi_sum at which Theorem 5.3's rounds are a number (named by the footing line)
+_DECAYING_REFERENCE_NOTE = (
+    "Delta_r0 + Xi_sum = 1: a unit gap E F(x^r_0) - F* and no noise sum (Delta_r0 = Delta0 when given and r_0 = 0), "
+    "in the units of epsilon; the rounds scale as that sum to the power 1/(1 - alpha)"
+)
+
+
+def _schedule_sum_reaches(cv: float, al: float, r0: int, big_r: int, need: float) -> bool:
+    """Whether sum_{r=r_0}^R c/(r+1)^alpha >= need, the sum exact (Hurwitz zeta, digamma at alpha = 1) to 40 digits:
+    one more term changes a sum of 1e15 terms by less than a double resolves."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        cm, am = mpmath.mpf(cv), mpmath.mpf(al)
+        if al == 1:
+            total = cm * (mpmath.digamma(big_r + 2) - mpmath.digamma(r0 + 1))
+        else:
+            total = cm * (mpmath.zeta(am, r0 + 1) - mpmath.zeta(am, big_r + 2))
+        return bool(total >= mpmath.mpf(need))
+
+
+def _horizon_from(sum_bound: sp.Expr, values: Mapping[sp.Symbol, float], need: float) -> float:
+    """The real R at which ``sum_bound`` (an integral bound on the schedule's sum, increasing in R) equals ``need``."""
+    rd = sp.Dummy("R", positive=True)
+    expr = substitute(sum_bound, values).subs(R, rd)
+    (sol,) = sp.solve(sp.Eq(expr, sp.Float(need)), rd)
+    return float(sol)
+
+
+def _big(k: int) -> str:
+    return f"{k:,}" if k < 10**18 else f"{float(k):.6e}"
+
+
 def theorem5_3_rounds(pt: Point, eps: float) -> RoundsNeeded:
-    """No rate: the horizon at which the decaying bound reaches epsilon, in the unknown Delta_r0 and Xi_sum."""
+    """No rate: the horizon at which the decaying bound reaches epsilon, sum_{r=r_0}^R eta_r >= 4 (Delta_r0 +
+    Xi_sum)/epsilon (docs/ds-fedproxgrad-notes.md §1.6). Closed form in the unknowns from the sum's integral bounds
+    (sufficient: sum >= integral from r_0 to R+1; necessary: sum <= eta_r0 + integral from r_0 to R); the number
+    (``rounds``) is the smallest such R at the reference Delta_r0 + Xi_sum = 1, found on the exact sum."""
     env = pt.env
-    target = sp.Ge(
-        _DENOMINATOR.xreplace({c: sp.Float(env[c]), alpha: sp.Float(env[alpha]), r_0: sp.Integer(pt.step_sizes["r_0"])}),
-        4 * (Delta_r0 + Xi_sum) / sp.Float(eps),
+    r0 = int(pt.step_sizes["r_0"])
+    cv, al = float(env[c]), float(env[alpha])
+    gap0 = float(env[Delta_0]) if r0 == 0 and Delta_0 in env else 1.0
+    need = 4 * gap0 / eps
+    values = {c: cv, alpha: al, r_0: float(r0)}
+    if al == 1:
+        lower, upper = core.decaying_sum_lower_alpha1, core.decaying_sum_upper_alpha1
+    else:
+        lower, upper = core.decaying_sum_lower, core.decaying_sum_upper
+    sufficient = max(r0, math.ceil(_horizon_from(lower, values, need)))
+    necessary = max(r0, math.floor(_horizon_from(upper, values, need)))
+    # the smallest R with the exact sum >= need lies in [necessary, sufficient]: bisection on integers
+    lo, hi = necessary, sufficient
+    exact = sufficient <= 10**18  # past it the bracket is the answer (relative width below 1e-4 there)
+    lo = lo if exact else sufficient
+    while exact and lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if _schedule_sum_reaches(cv, al, r0, mid, need) else (mid + 1, hi)
+    k = sp.Float(4 / eps, 6) * (Delta_r0 + Xi_sum)
+    closed = substitute(lower, values)
+    rd = sp.Dummy("R", positive=True)
+    (r_of_gap,) = sp.solve(sp.Eq(closed.subs(R, rd), k), rd)
+    expression = sp.Ge(R, sp.N(r_of_gap, 6), evaluate=False)
+    rel = f"sum_{{r={r0}}}^R {cv:.4g}/(r+1)^{al:g} >= {need:.6g}"
+    how = "the smallest R with" if exact else "sufficient for (from the integral bound below; the exact sum is searched up to 1e18)"
+    message = (
+        f"R = {_big(lo)} is {how} {rel} = 4 (Delta_r0 + Xi_sum)/epsilon (the exact sum); "
+        f"the sum's integral bounds bracket it: R >= {_big(necessary)} is necessary (sum <= eta_r0 + integral from r_0 to R), "
+        f"R >= {_big(sufficient)} sufficient (sum >= integral from r_0 to R+1); for any Delta_r0, Xi_sum, "
+        f"R >= {text(sp.N(r_of_gap, 6))} suffices. The paper states no rate for decaying schedules; use ds.corollary_ii "
+        "for its explicit rounds"
     )
     return RoundsNeeded(
         eps,
         "R",
-        None,
+        lo,
         "symbolic",
-        expression=target,
-        message="the paper states no rate for decaying schedules; the decaying bound (docs/ds-fedproxgrad-notes.md §1.6) needs the R with "
-        f"{target} (Delta_r0 = E F(x^r_0) - F*, Xi_sum = sum Xi_r unknown); use ds.corollary_ii for explicit rounds",
+        expression=expression,
+        message=message,
+        reference_rounds=lo,
+        reference={"Delta_r0 + Xi_sum": gap0},
+        reference_note=_DECAYING_REFERENCE_NOTE,
     )
 
 
@@ -465,6 +532,7 @@ THEOREM5_3 = replace(
     ),
     alias_when="alpha",
     choose=choose_theorem5_3,
+    footing="Theorem 5.3 has no rate: R solves the decaying-schedule bound (derived, docs/ds-fedproxgrad-notes.md §1.6)",
 )
 
 #: the declarations this paper contributes to the calculator (read by :mod:`fedbounds.theory.feasibility`)

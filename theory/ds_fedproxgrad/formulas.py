@@ -118,6 +118,9 @@ decaying_bound = 4 * (Delta_r0 + Xi_sum) / sp.Sum(schedule_power, (r, r_0, R))
 #: [INF] integral lower bounds on sum_{r=r_0}^R c/(r+1)^alpha: alpha in (1/2, 1) and alpha = 1
 decaying_sum_lower = c * ((R + 2) ** (1 - alpha) - (r_0 + 1) ** (1 - alpha)) / (1 - alpha)
 decaying_sum_lower_alpha1 = c * sp.log((R + 2) / (r_0 + 1))
+#: [INF] integral upper bounds on the same sum: its first term plus the integral from r_0 to R
+decaying_sum_upper = c / (r_0 + 1) ** alpha + c * ((R + 1) ** (1 - alpha) - (r_0 + 1) ** (1 - alpha)) / (1 - alpha)
+decaying_sum_upper_alpha1 = c / (r_0 + 1) + c * sp.log((R + 1) / (r_0 + 1))
 
 #: [INF] the exact prox satisfies (10) with gamma = L_f eta/(1 - L_f eta) (<= (6/5) L_f eta when L_f eta <= 1/6)
 exact_prox_gamma = L_f * eta / (1 - L_f * eta)

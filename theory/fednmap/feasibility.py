@@ -47,7 +47,6 @@ from fedbounds.theory.core.feasibility import (
     round_inward,
     smallest_integer,
     substitute,
-    value_or_expr,
 )
 from fedbounds.theory.core.symbols import (
     C_0,
@@ -397,13 +396,16 @@ def _symbolic_rounds(pt: Point, eps: float) -> RoundsNeeded:
     ref_env = _reference_env(pt, pt.env)
     ref = smallest_integer(lambda t: evaluate(core.theorem8_bound, {**ref_env, T: t}) <= eps)
     given = {k for k in ("C_0", "EL_0") if k in pt.consts}
+    # ``rounds`` holds the number at the reference constants (named by the result's footing line); the exact
+    # answer in the unknown constants stays in ``expression``. Table 1's Õ-complexity is kept in ``o_expression``
+    # only: its constants are lost, so its value is no number of rounds.
     return RoundsNeeded(
         eps,
         "T",
-        None,
+        ref,
         "symbolic",
         expression=expr,
-        message=f"exact in the unknown C_0, E[L_0]: T >= {expr}; Õ-complexity (constants lost) ≈ {value_or_expr(o_expr)}",
+        message=f"exact in the unknown C_0, E[L_0]: T >= {expr}",
         o_expression=o_expr,
         reference_rounds=ref,
         reference={k: ref_env[s] for k, s in (("C_0", C_0), ("EL_0", EL_0)) if k not in given},
@@ -470,6 +472,7 @@ THEOREM8 = TheoremSpec(
     aliases=("fednmap",),
     alias_when="mu",
     notes=(*_NOTES, "Theorem 8's own step-size conditions are lost; Theorem 5's are used (docs/fednmap-reconstruction.md §4.2)"),
+    footing="Theorem 5's step-size conditions stand in for Theorem 8's (lost; docs/fednmap-reconstruction.md §4.2)",
     checks=(_mu_at_most_L, _gamma_below_1_over_rho),
     choose=choose_point,
     finish=(_table1,),

@@ -116,3 +116,23 @@ def test_real_cells_identical_in_pool_processes_and_on_dask(engine: None, tmp_pa
     with Store(pool, readonly=True) as a, Store(dask, readonly=True) as b:
         raw_a, raw_b = a.raw(), b.raw()
     assert len(raw_a) == 6 and raw_a == raw_b
+
+
+def test_the_sweep_page_a_reader_opens(engine: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The page has navigation, the study's scope, the spec attached and linked, the run (commit, command, machine,
+    times), every series whose interval excludes the claimed slope marked; no -wal/-shm stays beside the store."""
+    store = tmp_path / "tiny.sqlite"
+    assert main(["sweep", "tiny", "--store", str(store), "--processes", "1", "--no-progress"]) == 0
+    out = tmp_path / "rep"
+    assert main(["report", str(store), "--out", str(out)]) == 0
+    capsys.readouterr()
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert '<nav class="contents">' in page and 'href="tiny.spec.toml"' in page
+    assert (out / "tiny.spec.toml").read_text(encoding="utf-8") == load_spec("tiny").source
+    for label in ("git commit", "command", "machine", "elapsed (s)", "cells"):
+        assert f"<dt>{label}</dt>" in page, label
+    assert "scope of tiny:" in page and "expected slope" in page
+    slopes = list(csv.DictReader((out / "slopes.csv").open()))
+    missed = [s for s in slopes if s["contains_expected"].lower() == "false"]
+    assert page.count("NO: the interval excludes it") == len(missed)
+    assert not list(tmp_path.glob("tiny.sqlite-*")), list(tmp_path.glob("tiny.sqlite-*"))

@@ -207,6 +207,9 @@ class TheoremSpec:
     default_axes: tuple[str, str] | None = None
     #: one line for ``fedbounds feasible --help``: what the theorem says and where it is documented
     summary: str = ""
+    #: what the answer stands on where it is not the theorem's own text (FedNMap Theorem 8: Theorem 5's conditions
+    #: stand in for its lost ones); printed right under the answer, empty for a theorem that stands on its own
+    footing: str = ""
 
     def param(self, name: str) -> Param | None:
         """The constant or parameter called ``name``."""

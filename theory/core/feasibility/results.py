@@ -268,9 +268,21 @@ class FeasibilityResult:
     table1: tuple[Table1Row, ...] = ()
     problem_class: dict[str, bool | None] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: what the answer stands on where it is not the theorem's own text (``TheoremSpec.footing``)
+    footing: str = ""
     region: dict[str, sp.Basic] = field(default_factory=dict, compare=False)
     region_symbols: dict[str, sp.Symbol] = field(default_factory=dict, compare=False)
     region_links: dict[str, tuple[sp.Symbol, sp.Basic]] = field(default_factory=dict, compare=False)
+
+    def footing_line(self) -> str:
+        """One line: which conditions stand in for which (``footing``) and which reference values of the
+        unknown constants the rounds assume; empty when the answer stands on the theorem alone."""
+        parts = [self.footing] if self.footing else []
+        rn = self.rounds_needed
+        if rn is not None and rn.reference:
+            flags = ", ".join(f"--{k.replace('_', '')}" for k in rn.reference if k.isidentifier())
+            parts.append(f"{rn.horizon_name} assumes {reference_text(rn.reference)}" + (f" ({flags} set yours)" if flags else ""))
+        return "Footing: " + "; ".join(parts) if parts else ""
 
     def condition(self, name: str) -> ConditionResult:
         """The condition called ``name`` (ValueError listing the names otherwise)."""
@@ -297,37 +309,97 @@ class FeasibilityResult:
             "table1": [r.to_dict() for r in self.table1],
             "problem_class": dict(self.problem_class),
             "notes": list(self.notes),
+            "footing": self.footing_line(),
         }
 
     def to_latex(self) -> str:
-        """The conditions (with their values here) and the guarantee's terms, as a LaTeX ``align*``."""
-        lines = [r"\begin{align*}"]
+        """The conditions (with their values here), the guarantee's terms and the rounds, as a LaTeX fragment a paper
+        can ``\\input``: one ``align*`` (amsmath), its packages named in a comment at the top, numbers as
+        ``6.74 \\times 10^{-5}``, symbols in the papers' notation."""
+        lines = [
+            f"% fedbounds feasible: {self.theorem} ({self.title})",
+            "% a fragment for \\input; it needs \\usepackage{amsmath,amssymb} (align*, \\checkmark, \\mathbb)",
+            r"\begin{align*}",
+        ]
         for c in self.conditions:
             mark = r"\checkmark" if c.meets else (r"\times" if c.meets is False else "?")
-            val = "" if c.value is None else rf"\quad {_tex_text(c.parameter)} = {c.value:.6g}"
-            bound = f" = {c.bound:.6g}" if isinstance(c.relation, sp.Rel) else ""
+            lhs = latex(c.relation.lhs) if isinstance(c.relation, sp.Rel) else latex(sp.Symbol(c.parameter))
+            val = "" if c.value is None else rf"\quad {lhs} = {tex_number(c.value)}"
+            bound = f" = {tex_number(c.bound)}" if isinstance(c.relation, sp.Rel) else ""
             lines.append(rf"&{latex(c.relation)}{bound} && {mark}{val} \\  % {c.name}")
         g = self.guarantee
         rel = {"<=": r"\le", "O": r"= \mathcal{O}", "->": r"\to"}.get(g.relation, g.relation)
-        body = " + ".join(latex(t.expression) for t in g.terms) if g.terms else "0"
+        body = " + ".join(latex(_rounded(t.expression)) for t in g.terms) if g.terms else "0"
         if g.relation == "O":
             body = r"\left(" + body + r"\right)"
-        lines.append(rf"&{_tex_text(g.quantity)} {rel} {body} \\  % {g.claim}")
+        lines.append(rf"&{quantity_latex(g.quantity)} {rel} {body} \\  % {g.claim}")
         if g.floor is not None:
-            lines.append(rf"&\text{{floor}} \le {g.floor:.6g} \\")
+            lines.append(rf"&\text{{floor}} \le {tex_number(g.floor)} \\")
         if self.rounds_needed is not None:
             rn = self.rounds_needed
+            eps = rf"\quad (\varepsilon = {tex_number(rn.epsilon)})"
+            horizon = latex(sp.Symbol(rn.horizon_name)) if rn.horizon_name else "T"
             if rn.rounds is not None:
-                lines.append(rf"&{rn.horizon_name} \ge {rn.rounds} \quad (\varepsilon = {rn.epsilon:g}) \\")
-            elif isinstance(rn.expression, sp.Rel):
-                lines.append(rf"&{latex(rn.expression)} \quad (\varepsilon = {rn.epsilon:g}) \\")
+                at = rf",\ \text{{at }} {_reference_latex(rn.reference)}" if rn.reference else ""
+                lines.append(rf"&{horizon} \ge {tex_number(rn.rounds)}{eps}{at} \\")
+            if isinstance(rn.expression, sp.Rel):
+                lines.append(rf"&{latex(_rounded(rn.expression))}{eps} \\")
             elif rn.expression is not None:
                 op = r"= \mathcal{O}" if rn.flag == "O" else r"\ge"
-                lines.append(rf"&{rn.horizon_name} {op}\left({latex(rn.expression)}\right) \quad (\varepsilon = {rn.epsilon:g}) \\")
-            else:
+                lines.append(rf"&{horizon} {op}\left({latex(_rounded(rn.expression))}\right){eps} \\")
+            elif rn.rounds is None:
                 lines.append(rf"&{_tex_text(rn.message)} \\")
         lines.append(r"\end{align*}")
         return "\n".join(lines)
+
+
+def tex_number(x: float | int, digits: int = 3) -> str:
+    """A number for LaTeX maths: ``6.74 \\times 10^{-5}``, ``0.0976``, ``165\\,492`` (integers exact)."""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        k = int(x)
+        return f"{k:,}".replace(",", r"\,")
+    if not math.isfinite(x):
+        return r"\infty" if x > 0 else (r"-\infty" if x < 0 else r"\text{nan}")
+    mant, _, exp = f"{x:.{digits}g}".partition("e")
+    return mant if not exp else rf"{mant} \times 10^{{{int(exp)}}}"
+
+
+def _rounded(expr: sp.Basic, digits: int = 4) -> sp.Basic:
+    """``expr`` with its floats to ``digits`` significant digits (LaTeX shows them as ``4.438 \\cdot 10^{-5}``)."""
+    return expr.xreplace({f: sp.Float(f, digits) for f in expr.atoms(sp.Float)})
+
+
+#: the guarantees' quantities in the papers' notation (a quantity not listed prints as text)
+QUANTITY_LATEX = {
+    "E[psi(x_T)] - psi*": r"\mathbb{E}[\psi(x_T)] - \psi^{\star}",
+    "(1/T) sum_t E||F_nor^gamma(z_t)||^2 (reconstructed reading)":
+        r"\frac{1}{T}\sum_{t} \mathbb{E}\|F^{\gamma}_{\mathrm{nor}}(z_t)\|^2",
+    "liminf_{r->oo} E||grad F(x^r)||^2": r"\liminf_{r\to\infty} \mathbb{E}\|\nabla F(x^r)\|^2",
+    "(1/R) sum_{r<R} E||grad F(x^r)||^2": r"\frac{1}{R}\sum_{r<R} \mathbb{E}\|\nabla F(x^r)\|^2",
+    "psi(x_T) - psi*": r"\psi(x_T) - \psi^{\star}",
+}
+
+
+def quantity_latex(quantity: str) -> str:
+    """A guarantee's quantity in the papers' notation (:data:`QUANTITY_LATEX`), else as text."""
+    return QUANTITY_LATEX.get(quantity, _tex_text(quantity))
+
+
+def _reference_latex(reference: Mapping[str, float]) -> str:
+    from fedbounds.theory.core import symbols as s
+
+    names = {"C_0": latex(s.C_0), "EL_0": latex(s.EL_0), "Delta_r0 + Xi_sum": latex(s.Delta_r0 + s.Xi_sum)}
+    return ",\\ ".join(f"{names.get(k, _tex_text(k))} = {tex_number(v)}" for k, v in reference.items())
+
+
+#: how the reference constants print (the papers' notation)
+_REFERENCE_NAMES = {"EL_0": "E[L_0]"}
+
+def reference_text(reference: Mapping[str, float]) -> str:
+    """``C_0 = 1, E[L_0] = 1``: reference values of unknown constants, in the papers' notation."""
+    return ", ".join(f"{_REFERENCE_NAMES.get(k, k)} = {v:g}" for k, v in reference.items())
 
 
 _TEX_SPECIALS = {

@@ -366,6 +366,7 @@ def _result(pt: Point) -> FeasibilityResult:
         table1=pt.table1,
         problem_class=pt.problem_class,
         notes=tuple(spec.notes) + tuple(pt.notes),
+        footing=spec.footing,
         region=region,
         region_symbols=dict(spec.region_symbols),
         region_links={axis: (replaced, substitute(by, fixed)) for axis, replaced, by in spec.region_links},
