@@ -157,12 +157,16 @@ def _portable(spec: CheckSpec) -> bool:
     return any(module == p or module.startswith(p + ".") for p in PAPER_PACKAGES)
 
 
-def _worker_init(papers: list[str]) -> None:
-    """Pool initializer: Ctrl-C and SIGTERM unblocked (the command line routes them through one thread of the parent),
-    the papers registered at run time in the parent, BLAS on one thread."""
+def _worker_init(papers: list[str], parent: int | None = None) -> None:
+    """Pool initializer: killed with the parent process ``parent`` however it dies
+    (:func:`fedbounds.checks.runtime.pool.die_with_parent`), Ctrl-C and SIGTERM unblocked (the command line routes them
+    through one thread of the parent), the papers registered at run time in the parent, BLAS on one thread."""
     from fedbounds.checks.cli import unblock_interrupts
     from fedbounds.checks.registry import PAPER_PACKAGES, register_paper
+    from fedbounds.checks.runtime.pool import die_with_parent
 
+    if parent is not None:
+        die_with_parent(parent)
     unblock_interrupts()
     for package in papers:
         if package not in PAPER_PACKAGES:
@@ -210,7 +214,7 @@ def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> 
     results: dict[int, CheckResult] = {}
     kwargs = {k: v for k, v in ctx_kwargs.items() if k != "tick"}
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES),))
+                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES), os.getpid()))
     try:
         with _clean_sys_path():  # workers start during submit
             futures = {pool.submit(_worker_run, specs[i].check_id, kwargs): i for i in order}
@@ -302,14 +306,45 @@ def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] |
     return True
 
 
+#: committed evidence file -> the check ids (prefixes) whose verdict rests on it
+EVIDENCE_CLAIMS: dict[str, tuple[str, ...]] = {
+    "pep_evidence.json": ("fednmap.pep",),
+    "pep_c0_window.json": ("fednmap.pep",),
+    "spep_grid.json": ("fednmap.spep",),
+    "spep_speedup.json": ("fednmap.spep",),
+    "spep_replay.json": ("fednmap.spep",),
+}
+#: exit status when a claim could not be checked because of the environment (damaged evidence, out of memory)
+EXIT_ENVIRONMENT = 3
+
+
+def blocked_by_evidence(specs: list[CheckSpec]) -> dict[str, str]:
+    """check id -> why it is not checked, for each of ``specs`` resting on a missing or damaged evidence file."""
+    from fedbounds.theory.core.evidence import survey
+
+    out: dict[str, str] = {}
+    for path, reason in survey().items():
+        prefixes = EVIDENCE_CLAIMS.get(Path(path).name, ("fednmap.",))
+        for spec in specs:
+            if any(spec.check_id == p or spec.check_id.startswith(p + ".") for p in prefixes):
+                out.setdefault(spec.check_id, f"not checked: {reason}")
+    return out
+
+
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
+    from fedbounds.checks.registry import CheckResult
     from fedbounds.checks.report.html import write_index_html
     from fedbounds.checks.report.suite import format_table, run_metadata, write_report
 
     started = run_metadata()  # the commit and date the run starts from
+    blocked = blocked_by_evidence(specs)
+    for reason in dict.fromkeys(blocked.values()):
+        print(f"fedbounds: {reason}", file=sys.stderr)
     t0 = time.perf_counter()
-    pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress,
-                       jobs=int(getattr(args, "jobs", 1)))
+    pairs = run_checks([s for s in specs if s.check_id not in blocked], {"profile": profile, "seed": int(args.seed)},
+                       progress=not args.no_progress, jobs=int(getattr(args, "jobs", 1)))
+    ran = {spec.check_id: (spec, res) for spec, res in pairs}
+    pairs = [ran.get(s.check_id) or (s, CheckResult(s.check_id, error=blocked[s.check_id])) for s in specs]
     elapsed = time.perf_counter() - t0
     ok = all(spec.accepts(res) for spec, res in pairs)
     meta = {
@@ -327,5 +362,8 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")
+    if blocked:
+        print(f"result: NOT CHECKED ({len(blocked)} claims rest on missing or damaged committed evidence; exit status 3)")
+        return EXIT_ENVIRONMENT
     print("result: " + ("PASS" if ok else "FAIL (a claim is violated, a check errored, or a negative control passed)"))
     return 0 if ok else 1

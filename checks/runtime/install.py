@@ -118,8 +118,10 @@ def write_evidence(path: Path, text: str, what: str = "") -> int:
     """Write an evidence file atomically and say so: 0, or one line on stderr naming the file and exit status 2."""
     import sys
 
+    from fedbounds.theory.core.evidence import stamp_text
+
     try:
-        write_atomic(path, text if text.endswith("\n") else text + "\n")
+        write_atomic(path, stamp_text(text))
     except OSError as exc:
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
