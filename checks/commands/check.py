@@ -26,7 +26,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fedbounds.checks.commands import path_arg, seed_arg
 from fedbounds.checks.runtime import costs
@@ -199,6 +199,18 @@ class _clean_sys_path:
         sys.path[:] = self._saved
 
 
+def worker_pool(jobs: int) -> Any:
+    """The pool of ``jobs`` spawned worker processes of ``check --jobs`` (each killed with this process however it
+    dies, :func:`_worker_init`)."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from fedbounds.checks.registry import PAPER_PACKAGES
+
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES), os.getpid()))
+
+
 def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> list[tuple[CheckSpec, CheckResult]]:
     """Run ``specs`` in ``jobs`` spawned worker processes, longest claim first; results in the order of ``specs``.
 
@@ -206,15 +218,13 @@ def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> 
     ``sys.path`` without the current folder (:class:`_clean_sys_path`). A worker that dies (killed, out of memory)
     turns the claims it had not finished into errors; Ctrl-C cancels what has not started and is re-raised."""
     import concurrent.futures as cf
-    import multiprocessing
 
-    from fedbounds.checks.registry import PAPER_PACKAGES, CheckResult
+    from fedbounds.checks.registry import CheckResult
 
     order = sorted(range(len(specs)), key=lambda i: -costs.QUICK_CPU_S.get(specs[i].check_id, costs.DEFAULT_CPU_S))
     results: dict[int, CheckResult] = {}
     kwargs = {k: v for k, v in ctx_kwargs.items() if k != "tick"}
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES), os.getpid()))
+    pool = worker_pool(jobs)
     try:
         with _clean_sys_path():  # workers start during submit
             futures = {pool.submit(_worker_run, specs[i].check_id, kwargs): i for i in order}
