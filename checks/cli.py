@@ -218,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
     os.environ["MPLBACKEND"] = "Agg"
+    _one_blas_thread_under_a_limit()
     previous_term = _install(signal.SIGTERM, _on_sigterm)
     if console:
         route_interrupts()
@@ -302,6 +303,33 @@ def memory_limit() -> str:
     return f"the address-space limit ulimit -v {soft // 1024} (KiB)"
 
 
+#: what the dynamic loader says when a library does not fit under the address-space limit
+_MAP_FAILED = "failed to map segment"
+
+
+def _chain_text(exc: BaseException) -> str:
+    """The messages of ``exc`` and the exceptions it was raised from."""
+    parts, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        parts.append(str(exc))
+        exc = exc.__cause__ or exc.__context__
+    return " ".join(parts)
+
+
+def _one_blas_thread_under_a_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), OpenBLAS's per-thread buffers that do not fit make it print a line
+    and exit the process with status 1 (read as "a claim failed"); with one thread its allocations are Python's, and a
+    shortage is a MemoryError (exit status 3). Only a default: an explicit OPENBLAS_NUM_THREADS is kept."""
+    try:
+        import resource
+
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        pass
+
+
 def _step(exc: BaseException) -> str:
     """The deepest frame of fedbounds' own code in ``exc``'s traceback, as 'module.function'."""
     own = [f for f in traceback.extract_tb(exc.__traceback__) if str(Path(f.filename).resolve()).startswith(_OWN_CODE)]
@@ -317,7 +345,7 @@ def environment_fault(exc: BaseException) -> str | None:
     Out of memory (a MemoryError), out of disk space or quota (an OSError ENOSPC/EDQUOT, naming the path), a solver
     process that ran out of time or memory or could not start (:class:`fedbounds.checks.pep.bounded.SolverLimit`), and
     missing or damaged committed evidence (:class:`fedbounds.theory.core.evidence.EvidenceError`)."""
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) or (isinstance(exc, ImportError) and _MAP_FAILED in _chain_text(exc)):
         return f"out of memory under {memory_limit()} while running {_step(exc)}; raise the limit or reduce the sizes"
     if isinstance(exc, OSError) and exc.errno in _ENVIRONMENT_ERRNOS:
         where = f"{str(exc.filename)!r}: " if exc.filename is not None else ""

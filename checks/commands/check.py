@@ -328,6 +328,11 @@ EVIDENCE_CLAIMS: dict[str, tuple[str, ...]] = {
 EXIT_ENVIRONMENT = 3
 
 
+def _environment_error(error: str) -> bool:
+    """Whether a claim's error is the environment's (memory, a solver's limit, a worker killed), not the claim's."""
+    return error.startswith(("MemoryError", "SolverLimit")) or "BrokenProcessPool" in error or "failed to map segment" in error
+
+
 def blocked_by_evidence(specs: list[CheckSpec]) -> dict[str, str]:
     """check id -> why it is not checked, for each of ``specs`` resting on a missing or damaged evidence file."""
     from fedbounds.theory.core.evidence import survey
@@ -372,6 +377,14 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")
+    short = [s.check_id for s, r in pairs if r.error and s.check_id not in blocked and _environment_error(r.error)]
+    if short:
+        from fedbounds.checks.cli import memory_limit
+
+        print(f"result: NOT CHECKED ({', '.join(short)}: the environment stopped them; exit status 3)")
+        print(f"fedbounds: error: {', '.join(short)} not checked: out of memory or a solver limit under {memory_limit()} "
+              f"({next(r.error for s, r in pairs if s.check_id == short[0])[:200]})", file=sys.stderr)
+        return EXIT_ENVIRONMENT
     if blocked:
         print(f"result: NOT CHECKED ({len(blocked)} claims rest on missing or damaged committed evidence; exit status 3)")
         return EXIT_ENVIRONMENT
