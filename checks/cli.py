@@ -350,7 +350,7 @@ def environment_fault(exc: BaseException) -> str | None:
     if isinstance(exc, OSError) and exc.errno in _ENVIRONMENT_ERRNOS:
         where = f"{str(exc.filename)!r}: " if exc.filename is not None else ""
         return f"{where}{exc.strerror or _flat(exc)}"
-    names = {type(e).__name__ for e in type(exc).__mro__}
+    names = {c.__name__ for c in type(exc).__mro__}
     if "EvidenceError" in names:
         return _flat(exc)
     if "SolverLimit" in names:
