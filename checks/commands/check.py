@@ -299,6 +299,9 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, profile, specs, out, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        from fedbounds.checks.runtime.install import remove_if_empty
+
+        remove_if_empty(out)
 
 
 def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] | None = None) -> bool:
@@ -326,6 +329,16 @@ EVIDENCE_CLAIMS: dict[str, tuple[str, ...]] = {
 }
 #: exit status when a claim could not be checked because of the environment (damaged evidence, out of memory)
 EXIT_ENVIRONMENT = 3
+
+
+def solver_limit(res: CheckResult) -> str | None:
+    """The first solver limit (``limit: ...`` status, :mod:`fedbounds.checks.pep.bounded`) met by ``res``'s PEP solves, or
+    None: a claim left undecided by ``FEDBOUNDS_SOLVER_SECONDS`` or ``_MEMORY`` is the environment's, not the claim's."""
+    import re
+
+    text = json.dumps([v.details for v in [*res.verdicts, *res.negatives]], default=str)
+    found = re.search(r'"limit: ([^"]*)"', text)
+    return found.group(1) if found else None
 
 
 def _environment_error(error: str) -> bool:
@@ -377,6 +390,12 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     print(f"\nprofile {profile.name}, seed {args.seed}: {len(pairs)} claims in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")
+    limited = {s.check_id: why for s, r in pairs if not s.accepts(r) and (why := solver_limit(r))}
+    if limited and not any(r.verdict == "violated" for s, r in pairs if s.check_id in limited):
+        for check_id, why in limited.items():
+            print(f"fedbounds: error: {check_id} not checked: the solver ran out of time or memory ({why})", file=sys.stderr)
+        print(f"result: NOT CHECKED ({', '.join(limited)}: a solver limit stopped them; exit status 3)")
+        return EXIT_ENVIRONMENT
     short = [s.check_id for s, r in pairs if r.error and s.check_id not in blocked and _environment_error(r.error)]
     if short:
         from fedbounds.checks.cli import memory_limit

@@ -137,7 +137,7 @@ def _axes(text: str) -> tuple[str, str]:
 #: the largest integer input the calculator takes (--n, --Q, ...): every integer up to it is exact in a float
 MAX_INTEGER_INPUT = 2**53
 #: the largest --n and --Q of ``--pep-certify``: the PEP is built with n clients before its block form is solved,
-#: so its memory grows with n (measured: docs/cli.md, "Exit status and limits"; under 1 GB resident at these)
+#: so its memory grows with n (README, "The error contract": under 1 GB resident at these)
 PEP_CERTIFY_MAX_N = 64
 PEP_CERTIFY_MAX_Q = 8
 #: the largest --width (columns)

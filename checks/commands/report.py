@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         install(stage, out, new, _previous_files(out), index=MANIFEST)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        from fedbounds.checks.runtime.install import remove_if_empty
+
+        remove_if_empty(out)
     files = staged.moved_to(out)
     page = out / "index.html"
     for s in files.slopes:

@@ -24,9 +24,25 @@ def staging(out: Path, kind: str) -> Path:
     killed runs (folders of ``kind`` whose process is gone) are removed first."""
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(20, "is not a folder", str(out))
+    new = [p for p in [out, *out.parents] if not p.exists()]
     out.mkdir(parents=True, exist_ok=True)
+    _CREATED.setdefault(out.resolve(), new)
     remove_orphans(out, kind)
     return Path(tempfile.mkdtemp(prefix=f".{kind}-{os.getpid()}-", dir=out))
+
+
+#: out -> the folders :func:`staging` created for it (deepest first), for :func:`remove_if_empty`
+_CREATED: dict[Path, list[Path]] = {}
+
+
+def remove_if_empty(out: Path) -> None:
+    """Remove the folders :func:`staging` created for ``out`` that are still empty (a refused or failed run leaves no
+    empty output folder behind); folders that existed before, or hold anything, are kept."""
+    for folder in _CREATED.pop(out.resolve(), []):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (a report was installed), or gone
+            break
 
 
 def remove_orphans(out: Path, kind: str) -> None:

@@ -141,18 +141,21 @@ def test_a_solver_limit_and_damaged_evidence_are_the_environment() -> None:
     assert environment_fault(ValueError("bad")) is None
 
 
+def _replace_check(monkeypatch: pytest.MonkeyPatch, check_id: str, func: object) -> None:
+    import dataclasses
+
+    from fedbounds.checks import registry
+
+    monkeypatch.setitem(registry._CHECKS, check_id, dataclasses.replace(registry.get_check(check_id), func=func))
+
+
 def test_a_check_stopped_by_memory_exits_3_not_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A claim whose check ran out of memory is not checked (3), never 'a claim failed' (1)."""
-    from fedbounds.checks.registry import CheckSpec, get_check
-
-    spec = get_check("ds.lemma5_1")
-
     def oom(ctx: object) -> None:
         raise MemoryError()
 
-    monkeypatch.setattr(CheckSpec, "func", property(lambda self: oom), raising=False)
-    assert spec.func is oom
+    _replace_check(monkeypatch, "ds.lemma5_1", oom)
     assert main(["check", "--claim", "ds.lemma5_1", "--out", str(tmp_path), "--no-progress", "--jobs", "1"]) == 3
     captured = capsys.readouterr()
     assert "ds.lemma5_1 not checked: out of memory" in captured.err
@@ -269,3 +272,59 @@ def test_a_store_with_fewer_cells_does_not_overwrite_the_grid(tmp_path: Path) ->
     key = lambda r: (r["n"], r["Q"], r["C_0"], r["C_c"])  # noqa: E731
     assert sorted(map(key, merged["rows"])) == sorted(map(key, committed["rows"]))
     assert merged["spec"]["cells"] == 180
+
+
+# ------------------------------------------------------------------------------------------------- the smaller ones
+
+
+def test_a_refused_report_leaves_no_empty_out_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fedbounds.checks.sweep.store import Store
+
+    with Store(tmp_path / "e.sqlite"):
+        pass
+    out = tmp_path / "new" / "deeper"
+    assert main(["report", str(tmp_path / "e.sqlite"), "--out", str(out)]) == 2
+    assert "holds no cells" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+
+
+_FEASIBLE = ["feasible", "fednmap", "--L", "1", "--rho", "0.1", "--n", "10", "--Q", "1", "--sigma", "1", "--mu", "0.1"]
+
+
+def test_plot_into_a_missing_folder_is_refused_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "missing" / "sub" / "r.png"
+    assert main([*_FEASIBLE, "--plot", str(target)]) == 2
+    assert f"its folder '{target.parent}' does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_tiny_epsilon_is_blamed_on_epsilon(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*_FEASIBLE, "--epsilon", "1e-308"]) == 2
+    err = capsys.readouterr().err
+    assert "epsilon = 1e-308 is outside the range" in err and "rho" not in err
+
+
+def test_junk_in_fedbounds_cells_is_refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("FEDBOUNDS_CELLS", "junk!!")
+    assert main(["sweep", "tiny", "--dry-run"]) == 2
+    assert "$FEDBOUNDS_CELLS: 'junk!!' is not a cell name" in capsys.readouterr().err
+
+
+def test_a_solver_out_of_time_is_not_a_verdict(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """FEDBOUNDS_SOLVER_SECONDS tiny: the PEP is undecided by the limit; 'the solver ran out of time', exit 3 (not 1).
+    Negative control: the same result without the limit status exits 1."""
+    from fedbounds.checks.registry import CheckResult
+    from fedbounds.checks.verdicts.verdict import Verdict
+
+    def result(status: str) -> CheckResult:
+        pep = {"pep": {"solvers": {"SCS": {"status": status}}}}
+        v = Verdict("ds.pep.lemma5_2", "x", float("nan"), 0.0, float("nan"), float("nan"), "inconclusive", float("nan"), True, pep)
+        return CheckResult("ds.pep.lemma5_2", verdicts=[v])
+
+    argv = ["check", "--claim", "ds.pep.lemma5_2", "--out", str(tmp_path), "--no-progress", "--jobs", "1"]
+    _replace_check(monkeypatch, "ds.pep.lemma5_2", lambda ctx: result("limit: time limit of 0.01 s reached"))
+    assert main(argv) == 3
+    assert "ds.pep.lemma5_2 not checked: the solver ran out of time" in capsys.readouterr().err
+    _replace_check(monkeypatch, "ds.pep.lemma5_2", lambda ctx: result("optimal_inaccurate"))
+    assert main(argv) == 1

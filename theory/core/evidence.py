@@ -3,7 +3,7 @@
 Each JSON evidence file under ``theory/<paper>/`` (the PEP grid, the C_0 window, the stochastic grid, its speedup
 table and replay) is the project's own data, written by a generator and never edited by hand. So that a truncated,
 emptied or hand-edited file is refused rather than read as fewer rows (or as nothing), each file's top-level object
-ends with two fields (docs/evidence.md, "Evidence files"):
+ends with two fields (README, "The error contract"):
 
 - ``schema_version``: :data:`SCHEMA_VERSION`;
 - ``content_sha256``: the SHA-256 of the file's canonical content without this field (:func:`content_hash`).
