@@ -139,7 +139,9 @@ MAX_INTEGER_INPUT = 2**53
 #: the largest --n and --Q of ``--pep-certify``: the PEP is built with n clients before its block form is solved,
 #: so its memory grows with n (README, "The error contract": under 1 GB resident at these)
 PEP_CERTIFY_MAX_N = 64
-PEP_CERTIFY_MAX_Q = 8
+PEP_CERTIFY_MAX_Q = 3  # the committed grid's largest Q (no multiplier to certify beyond it)
+#: ... and their product (the PEP's points grow with n Q)
+PEP_CERTIFY_MAX_NQ = 64
 #: the largest --width (columns)
 MAX_WIDTH = 10_000
 
@@ -157,6 +159,10 @@ def _check_ranges(args: argparse.Namespace) -> None:
             value = getattr(args, f"in_{name}", None)
             if value is not None and value > top:
                 raise ValueError(f"--pep-certify takes --{name} from 1 to {top} (the PEP's memory grows with {name}), got {value:g}")
+        n, Q = getattr(args, "in_n", None), getattr(args, "in_Q", None)
+        if n is not None and Q is not None and n * Q > PEP_CERTIFY_MAX_NQ:
+            raise ValueError(f"--pep-certify takes n Q up to {PEP_CERTIFY_MAX_NQ} (the PEP's memory grows with n Q), got "
+                             f"n Q = {n * Q:g}")
 
 
 def _check_options(args: argparse.Namespace) -> None:
