@@ -10,6 +10,7 @@ report are left alone.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -138,8 +139,8 @@ def write_evidence(path: Path, text: str, what: str = "") -> int:
 
     try:
         write_atomic(path, stamp_text(text))
-    except OSError as exc:
+    except OSError as exc:  # out of disk or quota: the environment (3); else an unusable path (2)
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return 3 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 2
     print(f"wrote {path}{f' ({what})' if what else ''}")
     return 0
