@@ -138,10 +138,10 @@ def _axes(text: str) -> tuple[str, str]:
 MAX_INTEGER_INPUT = 2**53
 #: the largest --n and --Q of ``--pep-certify``: the PEP is built with n clients before its block form is solved,
 #: so its memory grows with n (README, "The error contract": under 1 GB resident at these)
-PEP_CERTIFY_MAX_N = 64
+PEP_CERTIFY_MAX_N = 32
 PEP_CERTIFY_MAX_Q = 3  # the committed grid's largest Q (no multiplier to certify beyond it)
 #: ... and their product (the PEP's points grow with n Q)
-PEP_CERTIFY_MAX_NQ = 64
+PEP_CERTIFY_MAX_NQ = 32
 #: the largest --width (columns)
 MAX_WIDTH = 10_000
 

@@ -78,9 +78,9 @@ def test_sigkill_of_the_parent_leaves_no_child_of_ours() -> None:
 
 
 @pytest.mark.parametrize(("extra", "needle"), [
-    (["--n", "65", "--pep-certify"], "--pep-certify takes --n from 1 to 64"),
+    (["--n", "33", "--pep-certify"], "--pep-certify takes --n from 1 to 32"),
     (["--n", "10", "--Q", "4", "--pep-certify"], "--pep-certify takes --Q from 1 to 3"),
-    (["--n", "30", "--Q", "3", "--pep-certify"], "--pep-certify takes n Q up to 64"),
+    (["--n", "16", "--Q", "3", "--pep-certify"], "--pep-certify takes n Q up to 32"),
     (["--n", "1e20"], "--n must be at most 9007199254740992"),
     (["--n", "10", "--width", "100000"], "--width must be between 40 and 10000"),
 ])
