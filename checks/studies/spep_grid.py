@@ -188,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder, a FIFO or an unreadable file named as the store
+        print(f"error: {exc.filename or args.store!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     text = json.dumps(json_safe(data), indent=1, sort_keys=True)
     if not args.write:
         try:

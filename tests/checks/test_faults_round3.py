@@ -334,3 +334,14 @@ def test_a_solver_out_of_time_is_not_a_verdict(monkeypatch: pytest.MonkeyPatch, 
     assert "ds.pep.lemma5_2 not checked: the solver ran out of time" in capsys.readouterr().err
     _replace_check(monkeypatch, "ds.pep.lemma5_2", lambda ctx: result("optimal_inaccurate"))
     assert main(argv) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_spep_grid_refuses_a_folder_or_a_fifo_as_store_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fedbounds.checks.studies.spep_grid import main as spep_grid
+
+    os.mkfifo(tmp_path / "fifo")
+    for store, needle in ((tmp_path, "is a folder"), (tmp_path / "fifo", "is not a regular file")):
+        assert spep_grid([str(store)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert needle in err and str(store) in err and len(err.splitlines()) == 1, err
