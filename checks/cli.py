@@ -5,8 +5,10 @@ that ``fedbounds claims`` does not pay for numpy-heavy imports.
 
 One error boundary (:func:`main`) turns every failure into one line on stderr and an exit status:
 
-- 2: bad input or an unusable file (a bad value, a path that cannot be read or written, a corrupt store,
-  sizes that do not fit in memory); the line names the thing at fault;
+- 2: bad input or an unusable file (a bad value out of its range, a path that cannot be read or written, a corrupt
+  store); the line names the thing at fault;
+- 3: the environment (out of memory, out of disk space, a solver missing or out of time, missing or damaged
+  committed evidence); the line names the limit or file and the step;
 - 130: interrupted (Ctrl-C); 141: stdout closed by its reader (``fedbounds ... | head``), quietly;
 - 70: a bug ("internal error"), never disguised as bad input.
 
@@ -18,6 +20,7 @@ only the exit status; a closed stdout is refused at start (exit 2); errors writi
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -48,8 +51,13 @@ EPILOG = """examples:
   fedbounds sweep tiny                     a small resumable grid; then: fedbounds report tiny
   fedbounds COMMAND --help                 a command's options and examples
 
-exit status: 0 success; 1 a negative answer (check: a claim violated or a control not flagged); 2 bad input
-(one line naming what is at fault); 70 internal error (a bug); 130 interrupted; 141 output pipe closed.
+exit status (one per kind of failure):
+  0    success: every claim checked holds (feasible: admissible)
+  1    a negative answer: a claim violated or a control not flagged (feasible: not admissible)
+  2    bad input or an unreadable/unwritable file (one line naming what is at fault and the allowed range)
+  3    the environment: out of memory, out of disk, a solver missing or out of time, damaged committed evidence
+  70   internal error (a bug)
+  130  interrupted (143 terminated by SIGTERM; 141 output pipe closed)
 --debug (or FEDBOUNDS_DEBUG=1) shows the traceback of an error."""
 
 #: subcommand -> the examples printed at the end of its --help
@@ -81,6 +89,7 @@ EXAMPLES: dict[str, str] = {
 }
 
 EXIT_USAGE = 2
+EXIT_ENVIRONMENT = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -209,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
     os.environ["MPLBACKEND"] = "Agg"
+    _one_blas_thread_under_a_limit()
     previous_term = _install(signal.SIGTERM, _on_sigterm)
     if console:
         route_interrupts()
@@ -259,6 +269,10 @@ def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
     if isinstance(exc, KeyboardInterrupt):
         _say("fedbounds: interrupted")
         return EXIT_INTERRUPTED
+    message = environment_fault(exc)
+    if message is not None:
+        _say(f"fedbounds: error: {message}")
+        return EXIT_ENVIRONMENT
     message = user_fault(exc)
     if message is not None:
         _say(f"fedbounds: error: {message}")
@@ -270,6 +284,78 @@ def _fail(exc: Exception | KeyboardInterrupt, debug: bool) -> int:
     hint = "" if debug else "; rerun with --debug for the traceback"
     _say(f"fedbounds: internal error: {type(exc).__name__}: {_flat(exc)}{where}. This is a bug{hint}")
     return EXIT_INTERNAL
+
+
+#: errno values that mean the machine ran out of something (disk, quota, memory), not that the input is wrong
+_ENVIRONMENT_ERRNOS = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "ENOMEM") if hasattr(errno, n)}
+
+
+def memory_limit() -> str:
+    """The address-space limit this process runs under, in words ('no limit' when none)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return "the machine's memory"
+    if soft == resource.RLIM_INFINITY:
+        return "the machine's memory (no ulimit -v)"
+    return f"the address-space limit ulimit -v {soft // 1024} (KiB)"
+
+
+#: what the dynamic loader says when a library does not fit under the address-space limit
+_MAP_FAILED = "failed to map segment"
+
+
+def _chain_text(exc: BaseException) -> str:
+    """The messages of ``exc`` and the exceptions it was raised from."""
+    parts, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        parts.append(str(exc))
+        exc = exc.__cause__ or exc.__context__
+    return " ".join(parts)
+
+
+def _one_blas_thread_under_a_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), OpenBLAS's per-thread buffers that do not fit make it print a line
+    and exit the process with status 1 (read as "a claim failed"); with one thread its allocations are Python's, and a
+    shortage is a MemoryError (exit status 3). Only a default: an explicit OPENBLAS_NUM_THREADS is kept."""
+    try:
+        import resource
+
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        pass
+
+
+def _step(exc: BaseException) -> str:
+    """The deepest frame of fedbounds' own code in ``exc``'s traceback, as 'module.function'."""
+    own = [f for f in traceback.extract_tb(exc.__traceback__) if str(Path(f.filename).resolve()).startswith(_OWN_CODE)]
+    if not own:
+        return "start-up"
+    f = own[-1]
+    return f"{Path(f.filename).stem}.{f.name}"
+
+
+def environment_fault(exc: BaseException) -> str | None:
+    """The one-line message of a failure of the environment (exit status 3), or None.
+
+    Out of memory (a MemoryError), out of disk space or quota (an OSError ENOSPC/EDQUOT, naming the path), a solver
+    process that ran out of time or memory or could not start (:class:`fedbounds.checks.pep.bounded.SolverLimit`), and
+    missing or damaged committed evidence (:class:`fedbounds.theory.core.evidence.EvidenceError`)."""
+    if isinstance(exc, MemoryError) or (isinstance(exc, ImportError) and _MAP_FAILED in _chain_text(exc)):
+        return f"out of memory under {memory_limit()} while running {_step(exc)}; raise the limit or reduce the sizes"
+    if isinstance(exc, OSError) and exc.errno in _ENVIRONMENT_ERRNOS:
+        where = f"{str(exc.filename)!r}: " if exc.filename is not None else ""
+        return f"{where}{exc.strerror or _flat(exc)}"
+    names = {c.__name__ for c in type(exc).__mro__}
+    if "EvidenceError" in names:
+        return _flat(exc)
+    if "SolverLimit" in names:
+        return f"the solver could not finish: {_flat(exc)}"
+    return None
 
 
 def user_fault(exc: BaseException) -> str | None:

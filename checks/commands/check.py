@@ -26,7 +26,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fedbounds.checks.commands import path_arg, seed_arg
 from fedbounds.checks.runtime import costs
@@ -161,12 +161,16 @@ def _portable(spec: CheckSpec) -> bool:
     return any(module == p or module.startswith(p + ".") for p in PAPER_PACKAGES)
 
 
-def _worker_init(papers: list[str]) -> None:
-    """Pool initializer: Ctrl-C and SIGTERM unblocked (the command line routes them through one thread of the parent),
-    the papers registered at run time in the parent, BLAS on one thread."""
+def _worker_init(papers: list[str], parent: int | None = None) -> None:
+    """Pool initializer: killed with the parent process ``parent`` however it dies
+    (:func:`fedbounds.checks.runtime.pool.die_with_parent`), Ctrl-C and SIGTERM unblocked (the command line routes them
+    through one thread of the parent), the papers registered at run time in the parent, BLAS on one thread."""
     from fedbounds.checks.cli import unblock_interrupts
     from fedbounds.checks.registry import PAPER_PACKAGES, register_paper
+    from fedbounds.checks.runtime.pool import die_with_parent
 
+    if parent is not None:
+        die_with_parent(parent)
     unblock_interrupts()
     for package in papers:
         if package not in PAPER_PACKAGES:
@@ -199,6 +203,18 @@ class _clean_sys_path:
         sys.path[:] = self._saved
 
 
+def worker_pool(jobs: int) -> Any:
+    """The pool of ``jobs`` spawned worker processes of ``check --jobs`` (each killed with this process however it
+    dies, :func:`_worker_init`)."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from fedbounds.checks.registry import PAPER_PACKAGES
+
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES), os.getpid()))
+
+
 def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> list[tuple[CheckSpec, CheckResult]]:
     """Run ``specs`` in ``jobs`` spawned worker processes, longest claim first; results in the order of ``specs``.
 
@@ -206,15 +222,13 @@ def _run_parallel(specs: list[CheckSpec], ctx_kwargs: dict, jobs: int, done) -> 
     ``sys.path`` without the current folder (:class:`_clean_sys_path`). A worker that dies (killed, out of memory)
     turns the claims it had not finished into errors; Ctrl-C cancels what has not started and is re-raised."""
     import concurrent.futures as cf
-    import multiprocessing
 
-    from fedbounds.checks.registry import PAPER_PACKAGES, CheckResult
+    from fedbounds.checks.registry import CheckResult
 
     order = sorted(range(len(specs)), key=lambda i: -costs.QUICK_CPU_S.get(specs[i].check_id, costs.DEFAULT_CPU_S))
     results: dict[int, CheckResult] = {}
     kwargs = {k: v for k, v in ctx_kwargs.items() if k != "tick"}
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_init, initargs=(list(PAPER_PACKAGES),))
+    pool = worker_pool(jobs)
     try:
         with _clean_sys_path():  # workers start during submit
             futures = {pool.submit(_worker_run, specs[i].check_id, kwargs): i for i in order}
@@ -289,6 +303,9 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, profile, specs, out, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        from fedbounds.checks.runtime.install import remove_if_empty
+
+        remove_if_empty(out)
 
 
 def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] | None = None) -> bool:
@@ -306,14 +323,60 @@ def announce(claims: list[str] | None, profile: str, jobs: int, ids: list[str] |
     return True
 
 
+#: committed evidence file -> the check ids (prefixes) whose verdict rests on it
+EVIDENCE_CLAIMS: dict[str, tuple[str, ...]] = {
+    "pep_evidence.json": ("fednmap.pep",),
+    "pep_c0_window.json": ("fednmap.pep",),
+    "spep_grid.json": ("fednmap.spep",),
+    "spep_speedup.json": ("fednmap.spep",),
+    "spep_replay.json": ("fednmap.spep",),
+}
+#: exit status when a claim could not be checked because of the environment (damaged evidence, out of memory)
+EXIT_ENVIRONMENT = 3
+
+
+def solver_limit(res: CheckResult) -> str | None:
+    """The first solver limit (``limit: ...`` status, :mod:`fedbounds.checks.pep.bounded`) met by ``res``'s PEP solves, or
+    None: a claim left undecided by ``FEDBOUNDS_SOLVER_SECONDS`` or ``_MEMORY`` is the environment's, not the claim's."""
+    import re
+
+    text = json.dumps([v.details for v in [*res.verdicts, *res.negatives]], default=str)
+    found = re.search(r'"limit: ([^"]*)"', text)
+    return found.group(1) if found else None
+
+
+def _environment_error(error: str) -> bool:
+    """Whether a claim's error is the environment's (memory, a solver's limit, a worker killed), not the claim's."""
+    return error.startswith(("MemoryError", "SolverLimit")) or "BrokenProcessPool" in error or "failed to map segment" in error
+
+
+def blocked_by_evidence(specs: list[CheckSpec]) -> dict[str, str]:
+    """check id -> why it is not checked, for each of ``specs`` resting on a missing or damaged evidence file."""
+    from fedbounds.theory.core.evidence import survey
+
+    out: dict[str, str] = {}
+    for path, reason in survey().items():
+        prefixes = EVIDENCE_CLAIMS.get(Path(path).name, ("fednmap.",))
+        for spec in specs:
+            if any(spec.check_id == p or spec.check_id.startswith(p + ".") for p in prefixes):
+                out.setdefault(spec.check_id, f"not checked: {reason}")
+    return out
+
+
 def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out: Path, tmp: Path) -> int:
+    from fedbounds.checks.registry import CheckResult
     from fedbounds.checks.report.html import write_index_html
     from fedbounds.checks.report.suite import format_table, run_metadata, write_report
 
     started = run_metadata()  # the commit and date the run starts from
+    blocked = blocked_by_evidence(specs)
+    for reason in dict.fromkeys(blocked.values()):
+        print(f"fedbounds: {reason}", file=sys.stderr)
     t0 = time.perf_counter()
-    pairs = run_checks(specs, {"profile": profile, "seed": int(args.seed)}, progress=not args.no_progress,
-                       jobs=int(getattr(args, "jobs", 1)))
+    pairs = run_checks([s for s in specs if s.check_id not in blocked], {"profile": profile, "seed": int(args.seed)},
+                       progress=not args.no_progress, jobs=int(getattr(args, "jobs", 1)))
+    ran = {spec.check_id: (spec, res) for spec, res in pairs}
+    pairs = [ran.get(s.check_id) or (s, CheckResult(s.check_id, error=blocked[s.check_id])) for s in specs]
     elapsed = time.perf_counter() - t0
     ok, line = result_line(pairs, strict=bool(getattr(args, "strict", False)))
     meta = {
@@ -336,6 +399,23 @@ def _run(args: argparse.Namespace, profile: Profile, specs: list[CheckSpec], out
     print(f"\nprofile {profile.name}, seed {args.seed}: {_count(len(pairs), 'claim')} in {elapsed:.1f} s")
     print(f"report: {json_path}")
     print(f"plots:  {len(pngs)} PNG files in {json_path.parent}/ (and index.html)")
+    limited = {s.check_id: why for s, r in pairs if not s.accepts(r) and (why := solver_limit(r))}
+    if limited and not any(r.verdict == "violated" for s, r in pairs if s.check_id in limited):
+        for check_id, why in limited.items():
+            print(f"fedbounds: error: {check_id} not checked: the solver ran out of time or memory ({why})", file=sys.stderr)
+        print(f"result: NOT CHECKED ({', '.join(limited)}: a solver limit stopped them; exit status 3)")
+        return EXIT_ENVIRONMENT
+    short = [s.check_id for s, r in pairs if r.error and s.check_id not in blocked and _environment_error(r.error)]
+    if short:
+        from fedbounds.checks.cli import memory_limit
+
+        print(f"result: NOT CHECKED ({', '.join(short)}: the environment stopped them; exit status 3)")
+        print(f"fedbounds: error: {', '.join(short)} not checked: out of memory or a solver limit under {memory_limit()} "
+              f"({next(r.error for s, r in pairs if s.check_id == short[0])[:200]})", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    if blocked:
+        print(f"result: NOT CHECKED ({len(blocked)} claims rest on missing or damaged committed evidence; exit status 3)")
+        return EXIT_ENVIRONMENT
     print("result: " + line)
     return 0 if ok else 1
 

@@ -134,6 +134,37 @@ def _axes(text: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
+#: the largest integer input the calculator takes (--n, --Q, ...): every integer up to it is exact in a float
+MAX_INTEGER_INPUT = 2**53
+#: the largest --n and --Q of ``--pep-certify``: the PEP is built with n clients before its block form is solved,
+#: so its memory grows with n (README, "The error contract": under 1 GB resident at these)
+PEP_CERTIFY_MAX_N = 32
+PEP_CERTIFY_MAX_Q = 3  # the committed grid's largest Q (no multiplier to certify beyond it)
+#: ... and their product (the PEP's points grow with n Q)
+PEP_CERTIFY_MAX_NQ = 32
+#: the largest --width (columns)
+MAX_WIDTH = 10_000
+
+
+def _check_ranges(args: argparse.Namespace) -> None:
+    """Every number within a range that fits the machine, before any work (ValueError: one line, exit status 2)."""
+    for name in getattr(args, "_inputs", ()):
+        value = getattr(args, f"in_{name}", None)
+        if value is not None and abs(value) > MAX_INTEGER_INPUT and name in ("n", "Q", "T", "K", "m", "tau"):
+            raise ValueError(f"--{name} must be at most {MAX_INTEGER_INPUT} (2^53, exact in a float), got {value:g}")
+    if args.width is not None and args.width > MAX_WIDTH:
+        raise ValueError(f"--width must be between 40 and {MAX_WIDTH} columns, got {args.width}")
+    if getattr(args, "pep_certify", False):
+        for name, top in (("n", PEP_CERTIFY_MAX_N), ("Q", PEP_CERTIFY_MAX_Q)):
+            value = getattr(args, f"in_{name}", None)
+            if value is not None and value > top:
+                raise ValueError(f"--pep-certify takes --{name} from 1 to {top} (the PEP's memory grows with {name}), got {value:g}")
+        n, Q = getattr(args, "in_n", None), getattr(args, "in_Q", None)
+        if n is not None and Q is not None and n * Q > PEP_CERTIFY_MAX_NQ:
+            raise ValueError(f"--pep-certify takes n Q up to {PEP_CERTIFY_MAX_NQ} (the PEP's memory grows with n Q), got "
+                             f"n Q = {n * Q:g}")
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Reject nonsensical options before any work: --axes without --plot, a file name without a format matplotlib
     writes, a destination that cannot be written, a width below 40 (ValueError: one line, exit status 2)."""
@@ -202,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
     1 not admissible or epsilon unreachable."""
     from fedbounds.theory.feasibility import declarations, feasibility
 
+    _check_ranges(args)
     _check_options(args)
     name, constants, params, problem = _inputs(args)
     spec = next(s for s in declarations() if s.name == name)

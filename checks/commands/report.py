@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         install(stage, out, new, _previous_files(out), index=MANIFEST)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        from fedbounds.checks.runtime.install import remove_if_empty
+
+        remove_if_empty(out)
     files = staged.moved_to(out)
     page = out / "index.html"
     for s in files.slopes:
@@ -137,4 +140,11 @@ def resolve_store(text: str) -> Path:
     store = default_store(spec.name, spec.fingerprint)
     if not store.exists():
         raise ValueError(f"spec {spec.name!r} has no store at {str(store)!r} yet: run `fedbounds sweep {text}` first")
+    from fedbounds.checks.sweep.store import Store
+
+    with Store(store, readonly=True) as st:  # a store renamed or copied over: its recorded spec must be this one
+        held = st.fingerprint()
+    if held is not None and held != spec.fingerprint:
+        raise ValueError(f"store {str(store)!r} was written by another spec (fingerprint {held[:12]}); spec {spec.name!r} "
+                         f"is {spec.fingerprint[:12]}: the report would describe the other spec's cells")
     return store

@@ -43,8 +43,8 @@ def check_plot_path(path: str | Path) -> Path:
     if out.is_dir():
         raise ValueError(f"--plot {text!r} is a directory; give a file name")
     ancestor = out.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
+    if not ancestor.exists():  # never create folders the user did not ask for
+        raise ValueError(f"--plot {text!r} cannot be written: its folder {str(ancestor)!r} does not exist; create it first")
     if not ancestor.is_dir():
         raise ValueError(f"--plot {text!r} cannot be written: {ancestor} is not a directory")
     if not os.access(ancestor, os.W_OK | os.X_OK):

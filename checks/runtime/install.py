@@ -10,6 +10,7 @@ report are left alone.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -24,9 +25,25 @@ def staging(out: Path, kind: str) -> Path:
     killed runs (folders of ``kind`` whose process is gone) are removed first."""
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(20, "is not a folder", str(out))
+    new = [p for p in [out, *out.parents] if not p.exists()]
     out.mkdir(parents=True, exist_ok=True)
+    _CREATED.setdefault(out.resolve(), new)
     remove_orphans(out, kind)
     return Path(tempfile.mkdtemp(prefix=f".{kind}-{os.getpid()}-", dir=out))
+
+
+#: out -> the folders :func:`staging` created for it (deepest first), for :func:`remove_if_empty`
+_CREATED: dict[Path, list[Path]] = {}
+
+
+def remove_if_empty(out: Path) -> None:
+    """Remove the folders :func:`staging` created for ``out`` that are still empty (a refused or failed run leaves no
+    empty output folder behind); folders that existed before, or hold anything, are kept."""
+    for folder in _CREATED.pop(out.resolve(), []):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (a report was installed), or gone
+            break
 
 
 def remove_orphans(out: Path, kind: str) -> None:
@@ -118,10 +135,12 @@ def write_evidence(path: Path, text: str, what: str = "") -> int:
     """Write an evidence file atomically and say so: 0, or one line on stderr naming the file and exit status 2."""
     import sys
 
+    from fedbounds.theory.core.evidence import stamp_text
+
     try:
-        write_atomic(path, text if text.endswith("\n") else text + "\n")
-    except OSError as exc:
+        write_atomic(path, stamp_text(text))
+    except OSError as exc:  # out of disk or quota: the environment (3); else an unusable path (2)
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return 3 if exc.errno in (errno.ENOSPC, errno.EDQUOT) else 2
     print(f"wrote {path}{f' ({what})' if what else ''}")
     return 0

@@ -171,20 +171,70 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.studies.spep_grid", description=main.__doc__)
     ap.add_argument("store", nargs="?", default=None, help=f"the sweep store (default: {SPEC}'s default store)")
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} instead of printing")
+    ap.add_argument("--partial", action="store_true",
+                    help=f"with --write: the store may cover fewer cells than {TARGET}; its cells are merged into it (none dropped)")
     ap.add_argument("--target", default=TARGET, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.partial and not args.write:
+        print("error: --partial goes with --write (it merges the store into the committed grid)", file=sys.stderr)
+        return 2
+    if sys.stdout is None and not args.write:
+        print("error: standard output is closed; redirect it to a file, or use --write", file=sys.stderr)
+        return 2
     try:
         data = evidence_from_store(args.store or _default_store())
+        if args.write:
+            data = _merge_committed(data, Path(args.target), args.partial)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder, a FIFO or an unreadable file named as the store
+        print(f"error: {exc.filename or args.store!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     text = json.dumps(json_safe(data), indent=1, sort_keys=True)
     if not args.write:
-        print(text)
+        try:
+            print(text, flush=True)
+        except BrokenPipeError:
+            return 141
+        except OSError as exc:
+            print(f"error: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         return 0
     from fedbounds.checks.runtime.install import write_evidence
 
     return write_evidence(Path(args.target), text, f"{data['spec']['cells']} cells")
+
+
+def _cell(row: Mapping[str, Any]) -> tuple:
+    return (row["n"], row["Q"], row["C_0"], row["C_c"])
+
+
+def _merge_committed(data: dict[str, Any], target: Path, partial: bool) -> dict[str, Any]:
+    """``data`` (from a store) checked against the committed grid at ``target`` before it replaces it: a store that
+    lacks any committed cell is refused (ValueError) unless ``partial``, which merges the store's rows into the
+    committed ones (a cell in both: the store's row), so that no committed cell is ever dropped."""
+    from fedbounds.checks.fednmap.spep import constants as sc
+    from fedbounds.theory.core.evidence import EvidenceError, load
+
+    if not target.exists():
+        return data
+    try:
+        old = load(target)
+    except EvidenceError as exc:
+        raise ValueError(f"{exc} (refusing to write over it: restore it first)") from None
+    new_cells = {_cell(r) for r in data["rows"]}
+    lost = [r for r in old.get("rows", []) if _cell(r) not in new_cells]
+    if not lost:
+        return data
+    if not partial:
+        raise ValueError(f"the store covers {len(new_cells)} cells and lacks {len(lost)} of the {len(old.get('rows', []))} "
+                         f"cells of {target}; writing it would drop them. Pass --partial to merge the store into the committed grid")
+    rows = sorted([*lost, *data["rows"]], key=lambda r: (r["n"], r["Q"], r["C_0"], r["C_c"]))
+    merged = sc.grade(rows)
+    merged["command"] = data["command"] + " --partial"
+    merged["spec"] = {**data["spec"], "cells": len(rows), "merged_from_committed": len(lost)}
+    return merged
 
 if __name__ == "__main__":
     sys.exit(main())

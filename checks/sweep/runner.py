@@ -174,7 +174,9 @@ def _watch_sweep(sweep_pid: int) -> None:
     a pidfd where Linux has one (woken at its exit), else by polling every half second. Ctrl-C and SIGTERM, which
     the sweep's command line routes through one thread, stop a worker again."""
     from fedbounds.checks.cli import unblock_interrupts
+    from fedbounds.checks.runtime.pool import die_with_parent
 
+    die_with_parent(os.getppid())  # the forkserver, which itself leaves when the sweep's pipe to it closes
     unblock_interrupts()
     try:
         pidfd: int | None = os.pidfd_open(sweep_pid)

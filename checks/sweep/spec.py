@@ -112,7 +112,14 @@ def cell_allowed(cell: str) -> bool:
     import os
 
     extra = {c.strip() for c in os.environ.get(CELLS_ENV, "").split(",") if c.strip()}
+    bad = [c for c in sorted(extra) if not _CELL_NAME.fullmatch(c)]
+    if bad:
+        raise ValueError(f"${CELLS_ENV}: {bad[0]!r} is not a cell name; expected comma-separated module:function "
+                         "(dotted Python names, e.g. mypkg.cells:compute)")
     return cell in REGISTERED_CELLS or cell in extra
+
+
+_CELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
 #: Algorithm names of the engine contract (used when ``fedbounds.algorithms.run`` cannot be imported).
 _CONTRACT_ALGORITHMS = (

@@ -13,9 +13,10 @@ certificate stored for that PEP verified, :mod:`fedbounds.checks.pep.certificate
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from fedbounds.theory.core import evidence
 
 __all__ = ["DESCENT", "EVIDENCE", "FILE", "META", "SMALLEST_C0", "STEPS", "TABLES", "is_evidence"]
 
@@ -32,13 +33,14 @@ def is_evidence(row: dict[str, Any]) -> bool:
 
 
 def _load() -> dict[str, Any]:
-    try:
-        data = json.loads(FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RuntimeError(f"{FILE}: the committed PEP evidence cannot be read ({exc})") from exc
+    """The file's tables, checked (:func:`fedbounds.theory.core.evidence.load`); empty tables, with the damage recorded
+    in :data:`fedbounds.theory.core.evidence.DAMAGED`, when the file is missing or damaged."""
+    empty: dict[str, Any] = {"META": {}, "DESCENT": [], "SMALLEST_C0": [], "STEPS": []}
+    data = evidence.load_or_record(FILE, empty)
     missing = [t for t in TABLES if t not in data]
     if missing:
-        raise RuntimeError(f"{FILE}: the committed PEP evidence lacks the table(s) {', '.join(missing)}")
+        evidence.DAMAGED[str(FILE)] = f"{FILE}: the committed PEP evidence lacks the table(s) {', '.join(missing)}"
+        return empty
     return data
 
 

@@ -23,7 +23,6 @@ two-solver certificate is ``certified`` count; the others are listed as not cert
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,10 +50,11 @@ WINDOW_FILE = Path(__file__).with_name("pep_c0_window.json")
 
 
 def window_evidence() -> dict[str, Any]:
-    """The committed C_0 window evidence (empty tables when the file is absent)."""
-    if not WINDOW_FILE.exists():
-        return {"meta": {}, "scan": [], "windows": [], "C_c": [], "stability": [], "recheck": [], "exponent": []}
-    return json.loads(WINDOW_FILE.read_text())
+    """The committed C_0 window evidence, checked (empty tables, recorded as damaged, when missing or damaged)."""
+    from fedbounds.theory.core import evidence
+
+    empty = {"meta": {}, "scan": [], "windows": [], "C_c": [], "stability": [], "recheck": [], "exponent": [], "steps": []}
+    return evidence.load_or_record(WINDOW_FILE, empty)
 
 
 def certified(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

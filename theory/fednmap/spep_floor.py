@@ -22,7 +22,6 @@ Nothing is interpolated or extrapolated: anything else is "not covered", with th
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,9 +42,10 @@ STEP_TOL = 1e-6
 
 
 def load_grid(path: Path | None = None) -> dict[str, Any]:
-    """The committed evidence grid (``{}`` when absent)."""
-    p = GRID_FILE if path is None else path
-    return json.loads(p.read_text()) if p.exists() else {}
+    """The committed evidence grid, checked (``{}``, recorded as damaged, when missing or damaged)."""
+    from fedbounds.theory.core import evidence
+
+    return evidence.load_or_record(GRID_FILE if path is None else path, {})
 
 
 def _num(x: Any) -> float | None:

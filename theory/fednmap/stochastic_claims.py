@@ -10,12 +10,12 @@ The claims' texts are built from the rows, so they say what the data says; only 
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 import sympy as sp
+from fedbounds.theory.core import evidence
 from fedbounds.theory.core.claims import Claim, Provenance, Status
 from fedbounds.theory.core.symbols import C_0, C_c
 from fedbounds.theory.fednmap import PAPER as FEDNMAP
@@ -30,10 +30,8 @@ NOTE = "docs/fednmap-reconstruction.md"
 
 
 def grid() -> dict[str, Any]:
-    """The committed evidence grid (empty when absent)."""
-    if not GRID_FILE.exists():
-        return {"rows": [], "splits": [], "best": [], "point": {}}
-    return json.loads(GRID_FILE.read_text())
+    """The committed evidence grid, checked (empty, and recorded as damaged, when missing or damaged)."""
+    return evidence.load_or_record(GRID_FILE, {"rows": [], "splits": [], "best": [], "point": {}})
 
 
 def _num(x: Any) -> float:
@@ -104,9 +102,9 @@ SPEEDUP_FILE = Path(__file__).with_name("spep_speedup.json")
 
 def speedup_text() -> str:
     """The fitted log-log slopes of the certified K_var (spep_speedup.json) beside the empirical -0.997."""
-    if not SPEEDUP_FILE.exists():
-        return "no committed speedup table"
-    d = json.loads(SPEEDUP_FILE.read_text())
+    d = evidence.load_or_record(SPEEDUP_FILE, {})
+    if not d:
+        return "no usable committed speedup table"
     parts = []
     for f in d["fits"]:
         if f["slope"] is None:

@@ -177,8 +177,9 @@ def render(tables: dict[str, Any]) -> str:
 
 def _write_atomic(path: Path, text: str) -> None:
     from fedbounds.checks.runtime.install import write_atomic
+    from fedbounds.theory.core.evidence import stamp_text
 
-    write_atomic(path, text)
+    write_atomic(path, stamp_text(text))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -497,7 +497,9 @@ def _write(path: Path, data: dict[str, Any], grid: str) -> None:
         text = json.dumps(data, indent=1, allow_nan=False) + "\n"
     else:
         text = json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n"
-    write_atomic(path, text)
+    from fedbounds.theory.core.evidence import stamp_text
+
+    write_atomic(path, stamp_text(text))
 
 
 def _stamp(data: dict[str, Any], grid: str, argv: list[str], started: str) -> None:

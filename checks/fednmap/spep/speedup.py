@@ -106,8 +106,9 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def _write(target: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=1, sort_keys=True)
     from fedbounds.checks.runtime.install import write_atomic
+    from fedbounds.theory.core.evidence import stamp_text
 
-    write_atomic(target, text + "\n")
+    write_atomic(target, stamp_text(text))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,12 +40,14 @@ def test_unwritable_names_the_reason(tmp_path: Path, monkeypatch) -> None:
 
 def test_write_evidence_fails_in_one_line(tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
     assert install.write_evidence(tmp_path / "ok.json", "{}", "1 row") == 0
-    assert (tmp_path / "ok.json").read_text() == "{}\n" and "1 row" in capsys.readouterr().out
+    from fedbounds.theory.core.evidence import load
+
+    assert load(tmp_path / "ok.json")["schema_version"] == 1 and "1 row" in capsys.readouterr().out  # stamped
 
     def full(*a, **k):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(install, "write_atomic", full)
-    assert install.write_evidence(tmp_path / "ok.json", "{}") == 2
+    assert install.write_evidence(tmp_path / "ok.json", "{}") == 3  # out of disk: the environment
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left" in err

@@ -399,6 +399,8 @@ def _out_of_range_named(name: str, raw: Mapping[str, Any], what: str) -> str:
 def _out_of_range(pt: Point, what: str) -> str:
     """The message for a result that is not a finite number: it names the most extreme input."""
     numeric = {k: v for k, v in pt.raw.items() if not isinstance(v, bool)}
+    if getattr(pt, "eps", None) is not None:  # the target accuracy is an input too (1e-308 overflows the rounds)
+        numeric["epsilon"] = pt.eps
     culprit = max(numeric, key=lambda k: _magnitude(numeric[k]), default=None)
     if culprit is None:  # pragma: no cover - every theorem has inputs
         return f"no finite answer ({what})"
