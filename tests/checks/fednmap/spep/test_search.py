@@ -71,3 +71,19 @@ def test_printed_steps_are_proved_from_clarabel() -> None:
     assert rec["proof"]["bound"] == pytest.approx(rec["values"]["CLARABEL"], rel=2e-3)
     assert rec["proof"]["min_pivot"] > 0
     assert rec["K"] / r < 0.01 * printed_floor(2, 1, 1, 0.1)
+
+
+def test_existence_verdict_rests_on_the_rebuilt_pep() -> None:
+    """The check re-verifies a committed proved row against the PEP it rebuilds (0.3 s): the (2, 1, 1, 0.1) row is
+    proved with its floor ratio far below 1. Negative control (changed: the row's tau, 1% up): the rebuilt PEP is
+    another problem, no certificate file is its, and the row is ``unknown``, never ``holds``."""
+    from fedbounds.checks.fednmap.spep.existence_check import _reverify
+    from fedbounds.theory.fednmap.theorem8_c0 import table
+
+    row = next(r for r in table()["rows"] if (r["n"], r["Q"], r["m"], r["rho"]) == (2, 1, 1, 0.1))
+    ev, ratio, det = _reverify(row)
+    assert ev == "proved" and ratio is not None and ratio < 0.01, det
+    moved = {**row, "probes": [{**p, "tau": p["tau"] * 1.01} for p in row["probes"]]}
+    ev2, ratio2, _ = _reverify(moved)
+    assert ev2 == "unknown" and ratio2 is None
+
