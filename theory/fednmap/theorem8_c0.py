@@ -48,7 +48,7 @@ def table_text() -> str:
     """One clause per committed row: the point, the smallest C_0 (with its window when bisected), the status."""
     parts = []
     for r in table()["rows"]:
-        c0 = "none <= 64" if r["C_0_min"] is None else (f"{r['C_0_min']:g}" if r["C_0_min"] == 0 else
+        c0 = "undecided (no probe in [0, 64] decided to meet)" if r["C_0_min"] is None else (f"{r['C_0_min']:g}" if r["C_0_min"] == 0 else
                                                       f"({r['C_0_low']:.3g}, {r['C_0_min']:.3g}]")
         parts.append(f"(n, Q, m, gamma rho) = ({r['n']}, {r['Q']}, {r['m']}, {r['gamma_rho']:.4f}): C_0 = {c0} "
                      f"[{r['status']}], floor ratio {_f(r['floor_ratio']):.3g}")

@@ -77,11 +77,13 @@ def family_forms(rd: Any, pt: dict[str, Any], c: list[Any], family: str) -> dict
 def build_search_spep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, tau: float, mu: float,
     family: str = "merit", variant: str = "A", sigma2: float = 1.0, symmetric: bool = False, row_scale: float | None = None,
+    objective_scale: float = 1.0,
 ) -> Callable[[], tuple[Any, dict[str, Any]]]:
     """A builder of the searched-Lyapunov PEP at rate r = tau eta_hat (module docstring); its value is K*(r) sigma2.
 
     ``row_scale``: the family's rows are multiplied by it (default 1/eta_hat; any positive factor gives the same value,
-    the multipliers p_j divided by it). ``named["rows"]`` maps each form's name to its PEPit constraint."""
+    the multipliers p_j divided by it). ``objective_scale``: the measure is multiplied by it (the value too; the
+    caller divides it back). ``named["rows"]`` maps each form's name to its PEPit constraint."""
     L, rho, gamma, eta_a, eta_s, n, Q, _ = _check(L, rho, gamma, eta_a, eta_s, n, Q, 1, variant, "free")
     tau, sigma2 = check_nonnegative("tau", tau), check_nonnegative("sigma2", sigma2)
     if not mu > 0:
@@ -137,7 +139,7 @@ def build_search_spep(
         if labels is not None and full_pep:
             labels.impose_zero_mean(problem)
             labels.pin_zero(problem, labels.points[c0[0]][2])
-        problem.set_performance_metric(p1["psi"] - p0["psi"] + (r / (2.0 * mu)) * p0["Fnor"] ** 2)
+        problem.set_performance_metric(objective_scale * (p1["psi"] - p0["psi"] + (r / (2.0 * mu)) * p0["Fnor"] ** 2))
         named: dict[str, Any] = {"rows": rows}
         if labels is not None:
             named["labels"] = labels
