@@ -35,6 +35,7 @@ QUICK_CPU_S: dict[str, float] = {
     'fednmap.spep.lyapunov_windows': 1.7,
     'fednmap.spep.constant_36': 0.1,
     'fednmap.spep.constant_12100': 0.1,
+    'fednmap.spep.theorem8_existence': 2.5,
     'ds.lemma5_2': 4.3,
     'ds.lemma5_1': 6.5,
     'ds.theorem5_3': 9.8,
