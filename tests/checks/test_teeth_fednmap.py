@@ -94,3 +94,18 @@ def test_speedup_note_states_the_real_step_ratios() -> None:
     ea = float(re.search(r"eta_a (\d+)x", note).group(1))
     assert ea > 100, "the sweep's eta_a = 0.2/Q is two orders past Theorem 5's bound (the audit measured 222x), not 4x"
     assert "eta_hat 4x to 16x" in note  # eta_hat = 4 eta_hat_max n Q/(n0 Q0): 4x at the base, 16x at nQ = 16
+
+
+def test_a_theorem8_violation_at_c0_zero_is_not_implied() -> None:
+    """C_0 = 0 is our choice (Theorem 8's C_0 is lost; psi alone is no Lyapunov function): a violation there is read
+    as inconclusive with the reason, never VIOLATED (it was before); at C_0 = 1 a violation stays one."""
+    import numpy as np
+    from fedbounds.checks.fednmap.checks import not_implied_at_c0
+
+    bad = compare("fednmap.theorem8", "ridge", np.array([1.0, 3.0]), np.array([2.0, 2.0]), exact=True)
+    at0 = not_implied_at_c0(bad.with_details(C_0=0.0))
+    assert at0.status == "inconclusive" and "not implied" in at0.details["not_implied"]
+    assert at0.details["computed_status"] == "violated" and "C_0 = 0" in at0.details["not_implied"]
+    assert not_implied_at_c0(bad.with_details(C_0=1.0)).status == "violated"
+    ok = compare("fednmap.theorem8", "ridge", np.array([1.0]), np.array([2.0]), exact=True).with_details(C_0=0.0)
+    assert not_implied_at_c0(ok).status == "holds"
