@@ -208,8 +208,9 @@ def exact_row(ctx: CheckContext, C0: float, Cc: float, T: int) -> Verdict:
 @register("fednmap.lyapunov", title="Reconstructed Lyapunov function: E[L_{t+m}] <= (1 - m kappa) E[L_t] + m kappa floor; smallest C_0",
           label="Section 4 / Appendix C.2", status="reconstructed", family="fednmap")
 def check_lyapunov(ctx: CheckContext) -> CheckResult:
-    """Windows of m = WINDOW rounds on Lasso and MCP (Monte Carlo), steps at Theorem 5's maxima for that m;
-    the claim's rows at (C_0, C_c) = (1, 1), the windows at (0, 0) and (1, 0) recorded only. Negative controls:
+    """Windows of m = WINDOW rounds, steps at Theorem 5's maxima for that m. The claim's row: (C_0, C_c) = (1, 1) on
+    the ridge instance from exact moments (:func:`exact_row`); the Monte Carlo windows on Lasso and MCP at (1, 1)
+    (``tightness["monte_carlo_rows"]``: undecidable at this budget) and at (0, 0) and (1, 0) recorded only. Negative controls:
     the rate exponent m kappa multiplied by 2 / (worst promised-over-achieved decrease), on the Lasso experiment
     with fresh noise and at the searched worst case (one thing changed: the contraction; the old "/ 10" scaled the
     contraction and the noise together and was violated whatever the bound); the PEP's unbounded direction at

@@ -110,9 +110,19 @@ def _pins() -> dict[str, Any]:
             "_expected": {"fednmap": pins.FN_EXPECTED, "ds": pins.DS_EXPECTED}}  # type: ignore[dict-item]
 
 
+def _sees(formula: Any, conclusion: Any) -> bool:
+    """Whether a pinned ``formula`` carries a printed constant of ``conclusion``: it is the conclusion, or one of its
+    terms or factors (Theorem 8's 36 sits in ``theorem8_variance``, a term of its bound)."""
+    import sympy as sp
+
+    if not isinstance(formula, sp.Expr) or not isinstance(conclusion, sp.Basic) or formula.is_Atom:
+        return False
+    return formula == conclusion or conclusion.has(formula)
+
+
 def _pin_catches(claim: Any, factor: float, pins: Mapping[str, Any]) -> tuple[bool | None, list[str]]:
-    """Whether a pin whose formula is the claim's conclusion fails with that formula times ``factor`` (the pin test
-    itself is run, with the formula module's attribute replaced for the call)."""
+    """Whether a pin whose formula is the claim's conclusion, or a term or factor of it (:func:`_sees`), fails with that
+    formula times ``factor`` (the pin test itself is run, with the formula module's attribute replaced for the call)."""
     import sympy as sp
     from fedbounds.theory.ds_fedproxgrad import formulas as ds
     from fedbounds.theory.fednmap import formulas as fn
@@ -123,8 +133,7 @@ def _pin_catches(claim: Any, factor: float, pins: Mapping[str, Any]) -> tuple[bo
     module = {"fednmap": fn, "ds": ds}.get(paper)
     if module is None:
         return None, []
-    names = [n for n in pins["_expected"][paper] if getattr(module, n, None) is not None
-             and isinstance(getattr(module, n), sp.Basic) and getattr(module, n) == claim.conclusion]
+    names = [n for n in pins["_expected"][paper] if _sees(getattr(module, n, None), claim.conclusion)]
     if not names:
         return None, []
     failed = []
@@ -163,8 +172,11 @@ def measure_claim(claim: Any, checks: Mapping[str, Mapping[str, Any]], labels: M
     status = str(getattr(claim.status, "value", claim.status))
     if status == "erratum":
         return {"catcher": "n/a", "why": "an erratum: false as printed (its check or proof step shows it)"}
-    if claim.relation not in QUANTITATIVE or not isinstance(claim.conclusion, sp.Basic) or claim.conclusion == 0:
-        return {"catcher": "n/a", "why": f"not quantitative (relation {claim.relation!r}): no printed bound to perturb"}
+    if claim.relation not in QUANTITATIVE:
+        return {"catcher": "n/a", "why": f"not quantitative (relation {claim.relation!r}: known up to constants)"}
+    if not isinstance(claim.conclusion, sp.Basic) or claim.conclusion == 0:
+        return {"catcher": "n/a", "why": f"no printed bound to perturb (conclusion {claim.conclusion!r}; the statement is "
+                                         "its hypotheses or a zero identity)"}
     own = checks.get(claim.id)
     peps = _pep_links(claim, checks, labels)
     row: dict[str, Any] = {"perturbations": {}, "check": claim.id if own is not None else None, "pep_checks": peps}
@@ -281,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measure", action="store_true", help=f"measure every claim's row and write {DATA}")
     ap.add_argument("--report", help="a quick-profile report.json to re-judge (default: run the quick profile now)")
     ap.add_argument("--out", help=f"where to write the table (default {DATA})")
+    ap.add_argument("--keep-report", help="also save the quick run's report.json here (to re-judge later with --report)")
     ap.add_argument("--markdown", action="store_true", help="print the committed table as Markdown (docs/provenance.md §8)")
     args = ap.parse_args(argv)
     if args.markdown:
@@ -298,7 +311,10 @@ def main(argv: list[str] | None = None) -> int:
             report = json.loads(report_path.read_text(encoding="utf-8"))
         else:
             with tempfile.TemporaryDirectory() as tmp:
-                report = json.loads(_run_quick(Path(tmp)).read_text(encoding="utf-8"))
+                text = _run_quick(Path(tmp)).read_text(encoding="utf-8")
+            if args.keep_report:
+                Path(args.keep_report).write_text(text, encoding="utf-8")
+            report = json.loads(text)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

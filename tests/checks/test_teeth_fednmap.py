@@ -109,3 +109,26 @@ def test_a_theorem8_violation_at_c0_zero_is_not_implied() -> None:
     assert not_implied_at_c0(bad.with_details(C_0=1.0)).status == "violated"
     ok = compare("fednmap.theorem8", "ridge", np.array([1.0]), np.array([2.0]), exact=True).with_details(C_0=0.0)
     assert not_implied_at_c0(ok).status == "holds"
+
+
+def test_lyapunov_is_decided_exactly_on_the_linear_gaussian_twin() -> None:
+    """fednmap.lyapunov read inconclusive (32 replicas against a per-window decrease of ~1e-5): its row is now the
+    window claim on exact moments of the ridge instance, which agree with 4000 Monte Carlo replicas (z < 4) and give
+    an exact verdict (holds or violated, never inconclusive)."""
+    import numpy as np
+    from fedbounds.checks.fednmap import lyapunov as ly
+    from fedbounds.checks.fednmap.checks import SIGMA2
+    from fedbounds.checks.fednmap.common import make_instance, theorem5_parameters, theorem8_start
+
+    problem = make_instance("ridge", seed=0)
+    setup = theorem5_parameters(problem.constants["L"].value, problem.constants["rho"].value, Q=2, m=ly.WINDOW)
+    params = setup.params(z0=theorem8_start(problem, setup.gamma, 1.0, 0).z0)
+    EL = ly.exact_lyapunov(problem, params, rounds=40, sigma2=SIGMA2, gamma=setup.gamma, C0=1.0, Cc=1.0)
+    L = ly.lyapunov_values(ly.lyapunov_run(problem, params, rounds=40, replicas=4000, seed=5, sigma2=SIGMA2), setup.gamma, 1.0, 1.0)
+    z = (L.mean(axis=1) - EL)[1:] / (L.std(axis=1)[1:] / np.sqrt(L.shape[1]))
+    assert np.max(np.abs(z)) < 4.0, z
+    # the correction term matters: with C_c = 0 the exact E[L_t] differs (the check reads the c-slice of the state)
+    EL0 = ly.exact_lyapunov(problem, params, rounds=40, sigma2=SIGMA2, gamma=setup.gamma, C0=1.0, Cc=0.0)
+    assert np.max(np.abs(EL - EL0)) > 1e-3
+    v = ly.exact_row(CTX, 1.0, 1.0, 300)
+    assert v.exact and v.status in ("holds", "violated") and v.details["exact"]

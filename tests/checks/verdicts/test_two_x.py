@@ -53,6 +53,11 @@ def test_a_pin_is_run_on_the_perturbed_formula() -> None:
     assert two_x._pin_catches(_C, 2.0, pins) == (True, ["theorem8_variance"])
     assert two_x._pin_catches(_C, 0.5, pins) == (True, ["theorem8_variance"])
     assert fn.theorem8_variance == _C.conclusion and isinstance(fn.theorem8_variance, sp.Basic)  # restored
+    # Theorem 8's whole bound: the pins of its terms see its constants (36 in the variance term, 12100 in the drift)
+    hit, names = two_x._pin_catches(get_claim("fednmap.theorem8"), 0.5, pins)
+    assert hit and {"theorem8_variance", "theorem8_drift"} <= set(names)
+    # a claim no pinned formula carries: the pin is not asked (None), never "nothing caught"
+    assert two_x._pin_catches(get_claim("fednmap.spep.constant_36"), 0.5, pins) == (None, [])
 
 
 def test_the_committed_table_is_measured_for_every_claim() -> None:
@@ -77,7 +82,7 @@ def test_claims_shows_the_measured_column(capsys) -> None:
     assert claims and all(c["two_x"]["catcher"] in ("a", "b", "c", "d", "e", "n/a", "not measured") for c in claims)
     assert main(["claims"]) == 0
     out = capsys.readouterr().out
-    assert "2x" in out.splitlines()[0]
+    assert any("2x" in line for line in out.splitlines()[:3])
 
 
 @pytest.mark.parametrize("cid", ["fednmap.spep.constant_36", "fednmap.spep.constant_12100"])
