@@ -13,8 +13,9 @@
   the room measured in the same run, so the control's observed value is 2 by construction: a *machinery* control
   (it tests the verdict's arithmetic, never the theorem) and never counted as the family's evidence. What a 2x error
   in the printed constant meets: 36 -> 72 or 12100 -> 24200 (a 2x *overstatement*) is a looser, still valid bound, and
-  no check can catch it; 36 -> 18 (or 12100 -> 6050) is not caught either, because the room is ~x118 (36) and
-  ~x8e3..1.2e4 (12100) at this point: only a constant about 118x (resp. ~8000x) too small would read violated.
+  no check can catch it; 36 -> 18 (or 12100 -> 6050) is not caught either, because the room is ~x98 (36, at C_0 = 1)
+  and ~x120 (12100, at the C_c = 1e-3 we chose; it scales as 1/C_c): only a 36 about 98x too small (a 12100 about
+  120x too small, at this C_c) reads violated.
 
 Scope of every verdict: on the reconstructed Lyapunov shape, at 16 x Theorem 5's printed steps (outside the printed
 step conditions), mu = 0.1, m = 1. The full profile adds (2, 2) and (4, 2) in block form. A point the solvers cannot
