@@ -166,7 +166,8 @@ def _pep_links(claim: Any, checks: Mapping[str, Mapping[str, Any]], labels: Mapp
 
 def measure_claim(claim: Any, checks: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str],
                   pins: Mapping[str, Any]) -> dict[str, Any]:
-    """One row of the table (module docstring)."""
+    """One row of the table (module docstring). A registered check of the claim (``labels``) absent from the report
+    makes the row ``not measured`` (its other catchers are kept): its letter could depend on that check."""
     import sympy as sp
 
     status = str(getattr(claim.status, "value", claim.status))
@@ -195,6 +196,11 @@ def measure_claim(claim: Any, checks: Mapping[str, Mapping[str, Any]], labels: M
     unasked = [x for x in "abcd" if all(p[x] is None for p in row["perturbations"].values())]
     row["not_asked"] = unasked
     row["why"] = _why(row)
+    absent = sorted(c for c in labels if c not in checks and (c == claim.id or (c.startswith(PEP_FAMILIES)
+                                                                            and labels[c] == claim.provenance.label)))
+    if absent:
+        row.update(catcher="not measured", checks_not_run=absent,
+                   why=row["why"] + f"; not measured: {', '.join(absent)} missing from the report")
     return row
 
 
