@@ -115,9 +115,9 @@ def _sees(formula: Any, conclusion: Any) -> bool:
     terms or factors (Theorem 8's 36 sits in ``theorem8_variance``, a term of its bound)."""
     import sympy as sp
 
-    if not isinstance(formula, sp.Expr) or not isinstance(conclusion, sp.Basic) or formula.is_Atom:
+    if not isinstance(formula, sp.Expr) or not isinstance(conclusion, sp.Basic):
         return False
-    return formula == conclusion or conclusion.has(formula)
+    return formula == conclusion or (not formula.is_Atom and conclusion.has(formula))
 
 
 def _pin_catches(claim: Any, factor: float, pins: Mapping[str, Any]) -> tuple[bool | None, list[str]]:
