@@ -2,7 +2,8 @@
 
 Default output is a table (id, label, status, short statement, depends on); ``--latex`` prints each claim's
 LaTeX, ``--json`` a JSON list of the claims (:meth:`fedbounds.theory.core.claims.Claim.to_dict`, plus ``two_x``: what
-would catch a 2x error in the printed constant, :func:`fedbounds.checks.verdicts.two_x.detection`). ``--paper`` and
+catches a 2x error in the printed bound, measured, :func:`fedbounds.checks.verdicts.two_x.detection`; the table's
+``2x`` column is its letter). ``--paper`` and
 ``--status`` filter; ``--id`` shows one claim in full.
 """
 
@@ -53,9 +54,14 @@ def _select(args: argparse.Namespace) -> list[Claim]:
 
 
 def _table(claims: list[Claim], width: int | None) -> str:
-    """id, label, status, statement, depends on: fitted to ``width`` (the statement wraps)."""
-    rows = [[c.id, c.label, c.status.value, " ".join((c.statement or c.title).split()), ", ".join(c.depends_on) or "-"] for c in claims]
-    return render_table(["id", "label", "status", "statement", "depends on"], rows, width)
+    """id, label, status, statement, depends on, 2x (what catches a 2x error in the printed bound, measured:
+    docs/provenance.md §8): fitted to ``width`` (the statement wraps)."""
+    from fedbounds.checks.verdicts.two_x import detection, load
+
+    data = load()
+    rows = [[c.id, c.label, c.status.value, " ".join((c.statement or c.title).split()), ", ".join(c.depends_on) or "-",
+             str(detection(c, data)["catcher"])] for c in claims]
+    return render_table(["id", "label", "status", "statement", "depends on", "2x"], rows, width)
 
 
 def _compact(claims: list[Claim], width: int | None) -> str:
@@ -106,6 +112,10 @@ def _full(c: Claim) -> str:
     if c.evidence:
         kinds = ", ".join(c.evidence_kinds)
         lines.append(f"  evidence:   {c.evidence}" + (f" [{kinds}]" if kinds else ""))
+    from fedbounds.checks.verdicts.two_x import detection
+
+    two = detection(c)
+    lines.append(f"  2x error:   caught by {two['catcher']} ({two['why']})")
     lines.append(f"  latex:      {c.latex()}")
     return "\n".join(lines)
 
@@ -119,9 +129,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(args: argparse.Namespace, claims: list[Claim]) -> None:
     if args.json:
-        from fedbounds.checks.verdicts.two_x import detection
+        from fedbounds.checks.verdicts.two_x import detection, load
 
-        json.dump([{**c.to_dict(), "two_x": detection(c)} for c in claims], sys.stdout, indent=2)
+        data = load()
+        json.dump([{**c.to_dict(), "two_x": detection(c, data)} for c in claims], sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.latex:
         for c in claims:

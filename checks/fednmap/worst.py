@@ -53,7 +53,7 @@ from fedbounds.checks.fednmap.common import (
 from fedbounds.checks.registry import CheckContext
 from fedbounds.checks.runtime.cache import cached
 from fedbounds.checks.verdicts.adversarial import Dimension, WorstCase, calibrated_scale, search_worst
-from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.controls import MACHINERY, control
 from fedbounds.checks.verdicts.formulas import evaluate
 from fedbounds.checks.verdicts.verdict import Verdict, compare
 from fedbounds.theory.core import symbols as S
@@ -291,7 +291,7 @@ def calibrated_at_worst(claim: str, wc: WorstCase, ctx: CheckContext) -> Verdict
         where = f"window starting at round {int(ts[v.details['worst_index']])}"
     v = v.with_details(instance_point=dict(point), search_seed=wc.seed, noise="exact (a reproduction of the search's evaluation)")
     changed = "kappa" if claim == "fednmap.lyapunov" else "bound"
-    return control(v, changed=changed, what=what, before=1.0, after=1.0 / s if changed == "kappa" else s,
+    return control(v, changed=changed, what=what, before=1.0, after=1.0 / s if changed == "kappa" else s, kind=MACHINERY,
                    violated_at=where if v.violated else None)
 
 

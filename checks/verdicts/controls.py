@@ -12,7 +12,9 @@ printed constant, a step, a piece of the algorithm): if it fires, a wrong consta
 *machinery* control is calibrated from the same measurement (the bound scaled to half the worst observed / bound
 ratio): it fires by construction whenever the measurement is reproducible, so it tests the verdict machinery, not
 the theorem, and is never counted as the family's evidence (:func:`counts_as_evidence`). A control that changes
-``bound`` is machinery unless said otherwise.
+``bound`` is machinery unless said otherwise, and so is any control whose description says it was calibrated from
+the same run (:func:`is_calibrated`): its observed value is fixed by construction, and calling it a theorem control
+raises (the printed 36 divided by twice the room measured in the same run reads 2 whatever the theorem says).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 from fedbounds.checks.verdicts.verdict import Verdict
 
 __all__ = ["MACHINERY", "THEOREM", "control", "control_kind", "controls_by_family", "counts_as_evidence",
-           "fires_for_its_reason", "why_not"]
+           "fires_for_its_reason", "is_calibrated", "why_not"]
 
 #: the two kinds of control (module docstring)
 THEOREM = "theorem"
@@ -43,12 +45,27 @@ def control(verdict: Verdict, *, changed: str, what: str, before: Any = None, af
     """
     if not changed or not what:
         raise ValueError("a control must name the one thing it changed and describe it")
-    kind = kind if kind is not None else (MACHINERY if changed == "bound" else THEOREM)
+    calibrated = is_calibrated(what)
+    kind = kind if kind is not None else (MACHINERY if changed == "bound" or calibrated else THEOREM)
     if kind not in (THEOREM, MACHINERY):
         raise ValueError(f"control kind must be {THEOREM!r} or {MACHINERY!r}, got {kind!r}")
+    if kind == THEOREM and calibrated:
+        raise ValueError(f"control {what!r} is calibrated from the same measurement (its observed value is fixed by "
+                         "construction): it is machinery, not a theorem control")
     record = {"changed": changed, "before": before, "after": after, "violated_at": violated_at, "diverged": diverged,
               "kind": kind}
     return verdict.with_details(control=what, control_record=record, control_kind=kind)
+
+
+#: words in a control's description that say its changed value was calibrated from the same run
+CALIBRATION_WORDS = ("calibrated", "measured room", "worst ratio", "by construction")
+
+
+def is_calibrated(what: str) -> bool:
+    """Whether a control's description says its change was calibrated from the run it controls (so its observed
+    value is fixed by construction: 2 / the measured ratio times the measured ratio)."""
+    low = what.lower()
+    return any(w in low for w in CALIBRATION_WORDS)
 
 
 def control_kind(verdict: Verdict) -> str | None:

@@ -2,7 +2,8 @@
 
 * ``inside``: every point the check ran at meets the theorem's printed hypotheses;
 * ``certified``: some point is past them, but inside a region a certificate covers (FedNMap: the steps the PEP
-  certifies, :func:`fedbounds.theory.fednmap.pep_steps.certified_steps`);
+  certifies, :func:`fedbounds.theory.fednmap.pep_steps.certified_steps`); the verdict still reads ``holds*``
+  (:func:`scoped_verdict`): no point is inside the printed hypotheses;
 * ``outside``: some point is past both; the scope names each hypothesis broken and by how much (the factor
   left side / right side of ``a <= b``, over the points: ``eta_hat 4-16x past the conditions of Theorem 5``);
 * ``unstated``: the check did not record the parameters its hypotheses need (said, never guessed).
@@ -300,6 +301,8 @@ def scope_of(check_id: str, verdicts: Sequence[Any], *, given: Scope | None = No
 
 def scoped_verdict(verdict: str, scope: Scope | Mapping[str, Any] | None) -> str:
     """The verdict word as printed: ``holds*`` (any verdict with a star) when the evidence lies only outside the
-    hypotheses, so a claim checked only there never reads a bare ``holds``; otherwise the verdict itself."""
+    printed hypotheses, so a claim checked only there never reads a bare ``holds``; otherwise the verdict itself.
+    A certificate covering those points (``certified``) does not remove the star: a PEP certificate at 16x the
+    printed steps is evidence at a different point, not the theorem's."""
     kind = scope.kind if isinstance(scope, Scope) else (scope or {}).get("kind")
-    return f"{verdict}*" if kind == OUTSIDE and verdict in ("holds", "violated", "inconclusive") else verdict
+    return f"{verdict}*" if kind in (OUTSIDE, CERTIFIED) and verdict in ("holds", "violated", "inconclusive") else verdict

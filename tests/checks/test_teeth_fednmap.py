@@ -94,3 +94,41 @@ def test_speedup_note_states_the_real_step_ratios() -> None:
     ea = float(re.search(r"eta_a (\d+)x", note).group(1))
     assert ea > 100, "the sweep's eta_a = 0.2/Q is two orders past Theorem 5's bound (the audit measured 222x), not 4x"
     assert "eta_hat 4x to 16x" in note  # eta_hat = 4 eta_hat_max n Q/(n0 Q0): 4x at the base, 16x at nQ = 16
+
+
+def test_a_theorem8_violation_at_c0_zero_is_not_implied() -> None:
+    """C_0 = 0 is our choice (Theorem 8's C_0 is lost; psi alone is no Lyapunov function): a violation there is read
+    as inconclusive with the reason, never VIOLATED (it was before); at C_0 = 1 a violation stays one."""
+    import numpy as np
+    from fedbounds.checks.fednmap.checks import not_implied_at_c0
+
+    bad = compare("fednmap.theorem8", "ridge", np.array([1.0, 3.0]), np.array([2.0, 2.0]), exact=True)
+    at0 = not_implied_at_c0(bad.with_details(C_0=0.0))
+    assert at0.status == "inconclusive" and "not implied" in at0.details["not_implied"]
+    assert at0.details["computed_status"] == "violated" and "C_0 = 0" in at0.details["not_implied"]
+    assert not_implied_at_c0(bad.with_details(C_0=1.0)).status == "violated"
+    ok = compare("fednmap.theorem8", "ridge", np.array([1.0]), np.array([2.0]), exact=True).with_details(C_0=0.0)
+    assert not_implied_at_c0(ok).status == "holds"
+
+
+def test_lyapunov_is_decided_exactly_on_the_linear_gaussian_twin() -> None:
+    """fednmap.lyapunov read inconclusive (32 replicas against a per-window decrease of ~1e-5): its row is now the
+    window claim on exact moments of the ridge instance, which agree with 4000 Monte Carlo replicas (z < 4) and give
+    an exact verdict (holds or violated, never inconclusive)."""
+    import numpy as np
+    from fedbounds.checks.fednmap import lyapunov as ly
+    from fedbounds.checks.fednmap.checks import SIGMA2
+    from fedbounds.checks.fednmap.common import make_instance, theorem5_parameters, theorem8_start
+
+    problem = make_instance("ridge", seed=0)
+    setup = theorem5_parameters(problem.constants["L"].value, problem.constants["rho"].value, Q=2, m=ly.WINDOW)
+    params = setup.params(z0=theorem8_start(problem, setup.gamma, 1.0, 0).z0)
+    EL = ly.exact_lyapunov(problem, params, rounds=40, sigma2=SIGMA2, gamma=setup.gamma, C0=1.0, Cc=1.0)
+    L = ly.lyapunov_values(ly.lyapunov_run(problem, params, rounds=40, replicas=4000, seed=5, sigma2=SIGMA2), setup.gamma, 1.0, 1.0)
+    z = (L.mean(axis=1) - EL)[1:] / (L.std(axis=1)[1:] / np.sqrt(L.shape[1]))
+    assert np.max(np.abs(z)) < 4.0, z
+    # the correction term matters: with C_c = 0 the exact E[L_t] differs (the check reads the c-slice of the state)
+    EL0 = ly.exact_lyapunov(problem, params, rounds=40, sigma2=SIGMA2, gamma=setup.gamma, C0=1.0, Cc=0.0)
+    assert np.max(np.abs(EL - EL0)) > 1e-3
+    v = ly.exact_row(CTX, 1.0, 1.0, 300)
+    assert v.exact and v.status in ("holds", "violated") and v.details["exact"]

@@ -9,9 +9,13 @@
   Each is decided by an admissible instance (:mod:`fedbounds.checks.pep.lower`: the orthogonality-free PEP's primal
   point; the 2^n-scenario instance at Q = 1), never by a certified or proved value, which is an upper bound.
 * ``fednmap.spep.constant_36`` and ``fednmap.spep.constant_12100``: each printed constant's room (K split as
-  K_var + kappa C_c from two C_c), verdict "needed / printed <= 1"; control: that printed constant divided by twice
-  its measured room (changed: the constant), which must flip its verdict (calibrated from the certified split, so
-  decided by upper bounds: it tests the verdict machinery, not the theorem).
+  K_var + kappa C_c from two C_c), verdict "needed / printed <= 1". Its control divides the printed constant by twice
+  the room measured in the same run, so the control's observed value is 2 by construction: a *machinery* control
+  (it tests the verdict's arithmetic, never the theorem) and never counted as the family's evidence. What a 2x error
+  in the printed constant meets: 36 -> 72 or 12100 -> 24200 (a 2x *overstatement*) is a looser, still valid bound, and
+  no check can catch it; 36 -> 18 (or 12100 -> 6050) is not caught either, because the room is ~x98 (36, at C_0 = 1)
+  and ~x120 (12100, at the C_c = 1e-3 we chose; it scales as 1/C_c): only a 36 about 98x too small (a 12100 about
+  120x too small, at this C_c) reads violated.
 
 Scope of every verdict: on the reconstructed Lyapunov shape, at 16 x Theorem 5's printed steps (outside the printed
 step conditions), mu = 0.1, m = 1. The full profile adds (2, 2) and (4, 2) in block form. A point the solvers cannot
@@ -27,7 +31,7 @@ from fedbounds.checks.fednmap.spep.constants import round_noise, split, theorem8
 from fedbounds.checks.pep.lower import primal_lower
 from fedbounds.checks.pep.solve import certificate_record
 from fedbounds.checks.registry import CheckContext, CheckResult, register
-from fedbounds.checks.verdicts.controls import control
+from fedbounds.checks.verdicts.controls import MACHINERY, control
 from fedbounds.checks.verdicts.verdict import Verdict, decide, slack_of
 
 __all__ = ["GRIDS", "check_constant_36", "check_constant_12100", "check_windows"]
@@ -42,6 +46,13 @@ GRIDS: dict[str, dict[str, Any]] = {
 
 def _grid(ctx: CheckContext) -> dict[str, Any]:
     return GRIDS.get(ctx.profile.name, GRIDS["quick"])
+
+
+def _chosen(ctx: CheckContext) -> str:
+    """The constants we chose, for the verdict line (the table's scope cell): C_0, C_c, steps, mu, m."""
+    g = _grid(ctx)
+    c0 = ",".join(sorted({f"{c:g}" for _, _, c in g["points"]}))
+    return f"chosen: C_0={c0}, C_c={g['C_c'][-1]:g}, steps 16x printed, mu=0.1, m=1"
 
 
 def _label(n: int, Q: int, C_0: float, C_c: float) -> str:
@@ -151,6 +162,7 @@ def check_windows(ctx: CheckContext) -> CheckResult:
                      if len(ok) >= len(_results(ctx)) else "not every point certified"}
     res.notes.append("the floor ratio depends on the (C_0, C_c) we chose: the committed grid (fedbounds claims --id "
                      "fednmap.spep.lyapunov_windows) publishes it over both")
+    res.scope_tag = _chosen(ctx)
     return res
 
 
@@ -187,11 +199,26 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
             bad = theorem8_comparison(r["K"], n, Q, C_0, r["C_c"], r["K_var"], r["kappa"], **{scale: 1 / (2 * room)})
             res.negatives.append(control(
                 _ratio_verdict(claim, _label(n, Q, C_0, r["C_c"]) + f", {which} / (2 x room)", 1.0 / bad[key]),
-                changed=which, what=f"the printed {which} divided by twice its measured room ({room:.3g})",
+                changed=which, what=f"the printed {which} divided by twice its measured room ({room:.3g}): observed 2 by "
+                "construction (calibrated from the same run)", kind=MACHINERY,
                 before=float(which), after=float(which) / (2 * room), violated_at=_label(n, Q, C_0, r["C_c"])))
     res.tightness = {"summary": f"room of {which}: x{min(rooms):.3g}..x{max(rooms):.3g} (m = 1, 16x printed steps)"
                      if rooms else "no point certified", "room": (min(rooms), max(rooms)) if rooms else None}
+    res.notes.append(two_x_note(which, min(rooms) if rooms else None))
+    res.scope_tag = _chosen(ctx)
     return res
+
+
+def two_x_note(which: str, room: float | None) -> str:
+    """What a 2x error in the printed constant ``which`` would and would not be caught by, given its measured room."""
+    big = str(2 * int(which))
+    if room is None or not math.isfinite(room):
+        return (f"2x error in {which}: nothing here can catch it (no finite room measured); {which} -> {big} is a looser, "
+                "valid bound that no check can catch")
+    caught = "caught here" if room < 2 else "not caught here"
+    return (f"2x error in {which}: {which} -> {big} (an overstatement) is still valid and nothing can catch it; "
+            f"{which} -> {int(which) / 2:g} is {caught} (room x{room:.3g}: only a constant more than {room:.3g}x too small "
+            "reads violated); the control beside it is machinery (observed 2 by construction), not evidence")
 
 
 @register(C36, title="Stochastic PEP: the room of Theorem 8's 36 (sampling noise of one round, m = 1)",

@@ -112,3 +112,12 @@ def test_theorem5_3_is_checked_by_its_finite_horizon_form() -> None:
     assert not any("last 20%" in v.details.get("quantity", "") for v in res.verdicts)  # the proxy is no verdict
     assert res.verdict == "holds"
     assert res.negatives and all(fires_for_its_reason(v) for v in res.negatives), [why_not(v) for v in res.negatives]
+
+
+def test_theorem5_3_slope_is_reported_not_a_verdict(quick_result) -> None:
+    """Theorem 5.3 (a liminf) does not imply a local log-log slope <= -(1 - alpha) + 0.1: the slope and its alpha = 1.5
+    run are reported in tightness["rate"], never a verdict or a control (both were before)."""
+    res = quick_result("ds.theorem5_3")
+    assert not any("log-log slope" in v.details.get("quantity", "") for v in res.verdicts)
+    assert not any(v.details["control_record"]["changed"] == "alpha" for v in res.negatives)
+    assert "not implied" in res.tightness["rate"]["meaning"] and res.tightness["rate"]["slope"] < 0

@@ -77,3 +77,41 @@ def test_calibrated_control_is_a_machinery_check_and_not_the_familys_evidence() 
                                 kind=THEOREM)) == THEOREM
     with pytest.raises(ValueError, match="kind"):
         control(_violated(), changed="bound", what="w", kind="other")
+
+
+def test_a_control_calibrated_from_its_own_run_is_machinery() -> None:
+    """The printed 36 divided by twice the room measured in the same run reads 2 by construction: never a theorem
+    control (it was one before, counted as the family's evidence)."""
+    from fedbounds.checks.verdicts.controls import is_calibrated
+
+    what = "the printed 36 divided by twice its measured room (118)"
+    assert is_calibrated(what)
+    v = control(_violated(), changed="36", what=what, violated_at=1)
+    assert control_kind(v) == MACHINERY and not counts_as_evidence(v)
+    with pytest.raises(ValueError, match="machinery"):
+        control(_violated(), changed="36", what=what, violated_at=1, kind=THEOREM)
+    assert control_kind(control(_violated(), changed="eta_hat", what="eta_hat 2x past the condition", violated_at=3)) == THEOREM
+
+
+def test_the_calibrated_controls_in_the_checks_say_machinery() -> None:
+    """Every control in the checks whose change is calibrated from the same run is labelled machinery (source guard:
+    the four that read 'theorem' before: 36, 12100, Lemma 5.2's Phi, the Lyapunov rate exponent)."""
+    import inspect
+
+    from fedbounds.checks.ds_fedproxgrad import checks as ds
+    from fedbounds.checks.fednmap import lyapunov, worst
+    from fedbounds.checks.fednmap.spep import family
+
+    assert "kind=MACHINERY" in inspect.getsource(family._constant_check)
+    assert "kind=MACHINERY" in inspect.getsource(lyapunov._calibrated_window)
+    assert "kind=MACHINERY" in inspect.getsource(worst)
+    assert 'changed="Phi"' in inspect.getsource(ds) and "kind=MACHINERY" in inspect.getsource(ds)
+
+
+def test_the_36_and_12100_notes_say_what_a_2x_error_meets() -> None:
+    from fedbounds.checks.fednmap.spep.family import two_x_note
+
+    note = two_x_note("36", 118.3)
+    assert "36 -> 72" in note and "nothing can catch it" in note and "36 -> 18 is not caught here" in note
+    assert "118" in note and "machinery" in note
+    assert "caught here" in two_x_note("12100", 1.5) and "not caught" not in two_x_note("12100", 1.5)

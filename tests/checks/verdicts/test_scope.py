@@ -135,3 +135,12 @@ def test_the_stochastic_families_state_their_scope(quick_result, check_id: str, 
     assert scope.kind == kind, scope.text
     if kind == CERTIFIED:
         assert scope.factors["eta_hat"] == pytest.approx([16.0, 16.0])
+
+
+def test_certified_evidence_outside_the_printed_steps_reads_starred(quick_result) -> None:
+    """A PEP certificate at 16x the printed steps is a different point, not the theorem's: the verdict is starred
+    (it printed a bare ``holds`` before), and the verdict line names the constants we chose."""
+    assert scoped_verdict("holds", {"kind": CERTIFIED}) == "holds*"
+    res = quick_result("fednmap.spep.lyapunov_windows")
+    assert res.verdict_shown == "holds*", res.scope_info().text
+    assert "C_0=1" in res.scope_info().short and "mu=0.1" in res.scope_info().short and "16x" in res.scope_info().short
