@@ -121,7 +121,18 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
 def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, Any] | None:
     """The stored exact certificate of ``build``'s PEP (re-verified, with its smallest pivot), or, with ``make``, a new
     one proved from ``multipliers`` and stored. None when neither."""
-    from fedbounds.checks.pep.certificate import _exact_problem, _write, check_stored, load, problem_of, prove, stored
+    import os
+
+    from fedbounds.checks.pep.certificate import (
+        _describe_stored,
+        _exact_problem,
+        _write,
+        check_stored,
+        load,
+        problem_of,
+        prove,
+        stored,
+    )
 
     try:
         pb = problem_of(build)
@@ -136,6 +147,8 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
     elif pbx is not None and stored(pbx.digest).exists():
         pb, path = pbx, stored(pbx.digest)
         cert = load(path)
+    if cert is not None and os.environ.get("FEDBOUNDS_DESCRIBE_STORE") == "1":
+        _describe_stored(path, cert, build, pb)  # the one-off migration to self-contained files (docs/provenance.md §7)
     elif make:
         cert = prove(pb, value, [multipliers])
         if cert is None and pbx is not None:

@@ -42,6 +42,7 @@ from typing import Any
 
 from fedbounds.checks.fednmap.pep.encoding import _basis_scale, _check
 from fedbounds.checks.fednmap.spep.encoding import FULL_ROWS_UP_TO, _NoisyRound
+from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative
 from fedbounds.checks.pep.stochastic import NoiseLedger
 
@@ -74,6 +75,7 @@ def family_forms(rd: Any, pt: dict[str, Any], c: list[Any], family: str) -> dict
     return out
 
 
+@pep_builder("fednmap", "fednmap.spep: the searched Lyapunov function (Theorem 8 existence)", 1)
 def build_search_spep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, tau: float, mu: float,
     family: str = "merit", variant: str = "A", sigma2: float = 1.0, symmetric: bool = False, row_scale: float | None = None,
