@@ -95,6 +95,50 @@ class _NoisyRound(_Round):
         return z_next, c_next
 
 
+def round_start(problem: Any, L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int,
+                symmetric: bool) -> tuple[Any, Any, dict[str, Any], list[Any]]:
+    """The start of one stochastic round in ``problem``: the n smooth f_i and the convex h, the round (its
+    :class:`_NoisyRound`), the start point ``p0`` and the corrections ``c0`` (free with zero sum, or the block form's
+    labelled points with the zero mean imposed). Returns ``(rd, labels, p0, c0)``; ``labels`` is None in the full form."""
+    from fedbounds.checks.pep.symmetric import Labels
+    from PEPit import Point
+    from PEPit.functions import ConvexFunction, SmoothFunction
+
+    fs = [problem.declare_function(SmoothFunction, L=L, name=f"f{i}") for i in range(n)]
+    h = problem.declare_function(ConvexFunction, name="h")
+    labels = Labels(n) if symmetric else None
+    rd = _NoisyRound(problem, fs, h, gamma, rho, _basis_scale(L, gamma, eta_a, eta_s, Q), labels)
+    p0 = rd.start()
+    if labels is None:
+        free = [problem.set_initial_point() for _ in range(n - 1)]
+        c0 = [*free, -sum(free[1:], free[0]) if free else 0 * p0["z"]]
+    else:
+        c0 = [labels.point(Point(), i) for i in range(n)]
+        labels.zero_mean.add(labels.points[c0[0]][2])
+    return rd, labels, p0, c0
+
+
+def noisy_round(rd: Any, labels: Any, p0: dict[str, Any], c0: list[Any], eta_a: float, eta_s: float, Q: int,
+                variant: str) -> tuple[NoiseLedger, dict[str, Any], list[Any]]:
+    """The round's Q noisy local steps from ``(p0, c0)``, one noise per client and step drawn from a
+    :class:`NoiseLedger` (its rows not yet applied). Returns ``(ledger, p1, c1)``: ``p1`` the end point's quantities."""
+    ledger = NoiseLedger(labels)
+    current: list[int | None] = [None]
+
+    def noise(i: int, ell: int) -> Any:
+        if current[0] != i:
+            if current[0] is not None:
+                ledger.end()
+            ledger.begin(i)
+            current[0] = i
+        return ledger.draw(owner=i, tag=f"e{i}_{ell}")
+
+    z1, c1 = rd.noisy_step(p0, c0, eta_a, eta_s, Q, variant, noise)
+    ledger.end()
+    ledger.close_round()
+    return ledger, rd.at(z1), c1
+
+
 def spep_gram_dimension(n: int, Q: int, variant: str = "A") -> int:
     """Full Gram size of one stochastic round from free corrections: the deterministic round's leaves
     (:func:`fedbounds.checks.fednmap.pep.encoding.gram_dimension` at T = 1, free) plus n Q noise leaves."""
@@ -124,41 +168,15 @@ def build_round_spep(
         raise ValueError("scenario=True is built for Q = 1 and the full (not symmetric) form")
 
     def build() -> tuple[Any, dict[str, Any]]:
-        from fedbounds.checks.pep.symmetric import Labels
-        from PEPit import PEP, Point
-        from PEPit.functions import ConvexFunction, SmoothFunction
+        from PEPit import PEP
 
         problem = PEP()
-        fs = [problem.declare_function(SmoothFunction, L=L, name=f"f{i}") for i in range(n)]
-        h = problem.declare_function(ConvexFunction, name="h")
-        labels = Labels(n) if symmetric else None
-        rd = _NoisyRound(problem, fs, h, gamma, rho, _basis_scale(L, gamma, eta_a, eta_s, Q), labels)
-        p0 = rd.start()
-        if labels is None:
-            free = [problem.set_initial_point() for _ in range(n - 1)]
-            c0 = [*free, -sum(free[1:], free[0]) if free else 0 * p0["z"]]
-        else:
-            c0 = [labels.point(Point(), i) for i in range(n)]
-            labels.zero_mean.add(labels.points[c0[0]][2])
+        rd, labels, p0, c0 = round_start(problem, L, rho, gamma, eta_a, eta_s, n, Q, symmetric)
         lyap0 = rd.lyap(p0, c0, C_0, C_c)
         margin = d * p0["Fnor"] ** 2 + d_c * C_c * rd.corr_err(p0, c0)
         if scenario:
             return _scenario(problem, rd, p0, c0, lyap0, margin, eta_a, eta_s, n, sigma2, C_0, C_c)
-        ledger = NoiseLedger(labels)
-        current: list[int | None] = [None]
-
-        def noise(i: int, ell: int) -> Any:
-            if current[0] != i:
-                if current[0] is not None:
-                    ledger.end()
-                ledger.begin(i)
-                current[0] = i
-            return ledger.draw(owner=i, tag=f"e{i}_{ell}")
-
-        z1, c1 = rd.noisy_step(p0, c0, eta_a, eta_s, Q, variant, noise)
-        ledger.end()
-        ledger.close_round()
-        p1 = rd.at(z1)
+        ledger, p1, c1 = noisy_round(rd, labels, p0, c0, eta_a, eta_s, Q, variant)
         lyap1 = rd.lyap(p1, c1, C_0, C_c)
         full_pep = n <= FULL_ROWS_UP_TO
         ledger.apply(problem, sigma2=sigma2, orthogonality=orthogonality, prune=not full_pep)

@@ -40,11 +40,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fedbounds.checks.fednmap.pep.encoding import _basis_scale, _check
-from fedbounds.checks.fednmap.spep.encoding import FULL_ROWS_UP_TO, _NoisyRound
+from fedbounds.checks.fednmap.pep.encoding import _check
+from fedbounds.checks.fednmap.spep.encoding import FULL_ROWS_UP_TO, noisy_round, round_start
 from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certificate, certify, check_nonnegative
-from fedbounds.checks.pep.stochastic import NoiseLedger
 
 __all__ = ["FAMILIES", "build_search_spep", "family_forms", "searched_noise"]
 
@@ -99,37 +98,11 @@ def build_search_spep(
     scale_rows = 1.0 / eta_hat if row_scale is None else float(row_scale)
 
     def build() -> tuple[Any, dict[str, Any]]:
-        from fedbounds.checks.pep.symmetric import Labels
-        from PEPit import PEP, Point
-        from PEPit.functions import ConvexFunction, SmoothFunction
+        from PEPit import PEP
 
         problem = PEP()
-        fs = [problem.declare_function(SmoothFunction, L=L, name=f"f{i}") for i in range(n)]
-        h = problem.declare_function(ConvexFunction, name="h")
-        labels = Labels(n) if symmetric else None
-        rd = _NoisyRound(problem, fs, h, gamma, rho, _basis_scale(L, gamma, eta_a, eta_s, Q), labels)
-        p0 = rd.start()
-        if labels is None:
-            free = [problem.set_initial_point() for _ in range(n - 1)]
-            c0 = [*free, -sum(free[1:], free[0]) if free else 0 * p0["z"]]
-        else:
-            c0 = [labels.point(Point(), i) for i in range(n)]
-            labels.zero_mean.add(labels.points[c0[0]][2])
-        ledger = NoiseLedger(labels)
-        current: list[int | None] = [None]
-
-        def noise(i: int, ell: int) -> Any:
-            if current[0] != i:
-                if current[0] is not None:
-                    ledger.end()
-                ledger.begin(i)
-                current[0] = i
-            return ledger.draw(owner=i, tag=f"e{i}_{ell}")
-
-        z1, c1 = rd.noisy_step(p0, c0, eta_a, eta_s, Q, variant, noise)
-        ledger.end()
-        ledger.close_round()
-        p1 = rd.at(z1)
+        rd, labels, p0, c0 = round_start(problem, L, rho, gamma, eta_a, eta_s, n, Q, symmetric)
+        ledger, p1, c1 = noisy_round(rd, labels, p0, c0, eta_a, eta_s, Q, variant)
         full_pep = n <= FULL_ROWS_UP_TO
         ledger.apply(problem, sigma2=sigma2, prune=not full_pep)
         q0, q1 = family_forms(rd, p0, c0, family), family_forms(rd, p1, c1, family)
