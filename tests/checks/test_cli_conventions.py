@@ -25,7 +25,7 @@ def test_top_level_help_is_plain_text_with_examples(capsys: pytest.CaptureFixtur
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert not RST.search(out), out
-    assert "examples:" in out and "exit status:" in out
+    assert "examples:" in out and "exit status (one per kind of failure):" in out
     for name in SUBCOMMANDS:
         assert name in out
 

@@ -372,7 +372,7 @@ def test_closed_stderr_never_sends_errors_into_stdout(tmp_path: Path) -> None:
 
 def test_a_full_stdout_names_standard_output(tmp_path: Path) -> None:
     res = _run_shell("FB claims > /dev/full", tmp_path)
-    assert res.returncode == 2
+    assert res.returncode == 3  # out of disk is the environment (the exit-status table; test_faults_round3.py)
     line = _one_line(res.stderr)
     assert "standard output" in line and "No space left" in line
 
@@ -512,7 +512,7 @@ def test_report_is_installed_whole_and_replaces_only_its_own_files(tmp_path: Pat
         raise OSError(28, "No space left on device", str(out_dir))
 
     monkeypatch.setattr(sweep_report, "write_report", half_way)
-    assert main(["report", str(store), "--out", str(out)]) == 2
+    assert main(["report", str(store), "--out", str(out)]) == 3  # out of disk: the environment
     capsys.readouterr()
     assert (out / "cells.csv").read_text() == "previous cells" and (out / "rounds_vs_old_spec.png").exists()
     assert sorted(p.name for p in out.iterdir()) == [".fedbounds-report.json", "cells.csv", "mine.txt", "rounds_vs_old_spec.png"]

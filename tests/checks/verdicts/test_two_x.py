@@ -80,7 +80,7 @@ def test_claims_shows_the_measured_column(capsys) -> None:
     assert main(["claims", "--json"]) == 0
     claims = json.loads(capsys.readouterr().out)
     assert claims and all(c["two_x"]["catcher"] in ("a", "b", "c", "d", "e", "n/a", "not measured") for c in claims)
-    assert main(["claims"]) == 0
+    assert main(["claims", "--full"]) == 0  # the default is one line per claim; --full is the table with the 2x column
     out = capsys.readouterr().out
     assert any("2x" in line for line in out.splitlines()[:3])
 
