@@ -147,8 +147,6 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
     elif pbx is not None and stored(pbx.digest).exists():
         pb, path = pbx, stored(pbx.digest)
         cert = load(path)
-    if cert is not None and os.environ.get("FEDBOUNDS_DESCRIBE_STORE") == "1":
-        _describe_stored(path, cert, build, pb)  # the one-off migration to self-contained files (docs/provenance.md §7)
     elif make:
         cert = prove(pb, value, [multipliers])
         if cert is None and pbx is not None:
@@ -161,6 +159,8 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
         _write(path, cert)
     else:
         return None
+    if cert is not None and os.environ.get("FEDBOUNDS_DESCRIBE_STORE") == "1":
+        _describe_stored(path, cert, build, pb)  # the one-off migration to self-contained files (docs/provenance.md §7)
     s = check_stored(pb, cert)
     return {"status": "proved", "bound": float(s["bound"]), "bound_exact": str(s["bound"]), "file": path.name,
             "rows": s["rows"], "min_pivot": float(s["min_pivot"]) if s["min_pivot"] is not None else None,
