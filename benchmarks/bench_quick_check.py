@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COSTS = ROOT / "checks" / "core" / "costs.py"
+COSTS = ROOT / "checks" / "runtime" / "costs.py"
 
 
 def _fedbounds() -> list[str]:

@@ -520,19 +520,19 @@ if step_cert:
 
 # %%
 st2 = theorem5_steps(1.0, 0.1, 2)
-args2 = dict(L=1.0, rho=0.1, gamma=st2["gamma"], eta_a=16 * st2["eta_a"], eta_s=st2["eta_s"], Q=2, T=2, C_0=1.0, C_c=1.0,
+args2 = dict(L=1.0, rho=0.1, gamma=st2["gamma"], eta_a=16 * st2["eta_a"], eta_s=st2["eta_s"], Q=2, T=1, C_0=1.0, C_c=1.0,
              descent_coef=16 * st2["descent_coef"])
 full3 = descent_check(n=3, **args2)
 block3 = descent_check(n=3, symmetric=True, **args2)
 one = descent_check(n=1, **args2)
-print(f"(n, Q, T) = (3, 2, 2), steps 16x printed: full Gram {full3.gram_dim} -> {full3.value:.7f} "
+print(f"(n, Q, T) = (3, 2, 1), steps 16x printed: full Gram {full3.gram_dim} -> {full3.value:.7f} "
       f"({sum(full3.seconds.values()):.1f} s); blocks {block3.runs[0].options['blocks']} -> {block3.value:.7f} "
       f"({sum(block3.seconds.values()):.1f} s); one client {one.value:.7f}")
 assert full3.certified and block3.certified and abs(block3.value - full3.value) <= 1e-5 * full3.value
 assert abs(one.value - full3.value) <= 1e-5 * full3.value
 
-rep = replay_lyapunov(1.0, 0.1, st2["gamma"], 16 * st2["eta_a"], st2["eta_s"], 2, 2, 2, 1.0, 1.0)
-print(f"replay at (2, 2, 2): {rep.details['construction']}, instance dimension {rep.dimension}, PEP {rep.pep_value:.8g}, "
+rep = replay_lyapunov(1.0, 0.1, st2["gamma"], 16 * st2["eta_a"], st2["eta_s"], 2, 2, 1, 1.0, 1.0)
+print(f"replay at (n, Q, T) = (2, 2, 1): {rep.details['construction']}, instance dimension {rep.dimension}, PEP {rep.pep_value:.8g}, "
       f"engine {rep.replay_ratio:.8g}, relative error {rep.rel_error:.1e}")
 assert rep.solver_status == "optimal" and rep.rel_error < 1e-5
 

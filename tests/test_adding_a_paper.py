@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PAPERS = Path(__file__).resolve().parents[1] / "examples" / "textbook-paper"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "adding-a-paper.md"
 
@@ -39,6 +41,7 @@ def _doc_block(marker: str, lang: str) -> str:
     return block.group(1)
 
 
+@pytest.mark.slow  # 15 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_claim_joins_the_catalogue() -> None:
     out = _cli("claims", "--paper", "textbook", "--json")
     assert out.returncode == 0, out.stderr
@@ -47,6 +50,7 @@ def test_the_claim_joins_the_catalogue() -> None:
     assert claims[0]["status"] == "verbatim" and claims[0]["label"] == "Theorem 3.1"
 
 
+@pytest.mark.slow  # 18 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_check_runs_holds_and_its_control_fires(tmp_path: Path) -> None:
     out = _cli("check", "--claim", "textbook", "--out", str(tmp_path), "--no-progress")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -64,6 +68,7 @@ def test_the_check_runs_holds_and_its_control_fires(tmp_path: Path) -> None:
     assert 0.05 < result["tightness"]["worst_ratio"] <= 1.0
 
 
+@pytest.mark.slow  # 25 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_other_papers_are_untouched() -> None:
     out = _cli("claims", "--json")
     assert out.returncode == 0, out.stderr
@@ -78,6 +83,7 @@ def test_the_docs_feasibility_declaration_is_the_real_file() -> None:
     assert shown in real
 
 
+@pytest.mark.slow  # 36 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_docs_feasible_commands_run_as_documented(tmp_path: Path) -> None:
     """Each command of the doc's tested block runs with the textbook paper registered (a sub-command no CLI code
     names: today's fixed sub-parsers say 'invalid choice'), with the exit status its comment states."""
@@ -98,6 +104,7 @@ def test_the_docs_feasible_commands_run_as_documented(tmp_path: Path) -> None:
     assert (tmp_path / "region.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow  # 17 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_checks_tightness_reaches_the_terminal_as_the_doc_says(tmp_path: Path) -> None:
     out = _cli("check", "--claim", "textbook", "--out", str(tmp_path), "--no-progress", "--width", "200")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -107,6 +114,7 @@ def test_the_checks_tightness_reaches_the_terminal_as_the_doc_says(tmp_path: Pat
     assert f"`{summary}`" in DOC.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # 24 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_an_installed_paper_is_found_through_its_entry_point(tmp_path: Path) -> None:
     """The ``fedbounds.papers`` entry point alone (a distribution's metadata on the path, as pip leaves it) registers
     the paper: no register_paper call, no edit to fedbounds. (tests/test_wheel.py does the same with pip, slow.)"""

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow  # 18 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_site_builds_strict_with_an_api_reference_per_layer(tmp_path: Path) -> None:
     site = tmp_path / "site"
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)], cwd=ROOT,

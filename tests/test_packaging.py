@@ -43,6 +43,7 @@ def test_the_layers_are_not_importable_at_the_top_level_from_outside_the_tree(tm
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow  # 9 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_python_dash_m_fedbounds_runs_the_command_line(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "fedbounds", "claims", "--id", "fednmap.theorem8"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
@@ -50,6 +51,7 @@ def test_python_dash_m_fedbounds_runs_the_command_line(tmp_path: Path) -> None:
     assert "fednmap.theorem8" in out.stdout
 
 
+@pytest.mark.slow  # 16 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_wheel_holds_only_the_fedbounds_namespace(tmp_path: Path) -> None:
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path),
                             str(ROOT)], capture_output=True, text=True, timeout=300)

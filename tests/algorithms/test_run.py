@@ -239,6 +239,7 @@ def test_registry_has_the_builtins_and_accepts_registrations(lasso):
 # ------------------------------------------------------------------------------------------ benchmark
 
 
+@pytest.mark.slow  # 12 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_benchmark_script_runs_on_a_tiny_instance():
     """benchmarks/bench_engine.py checks engine == reference before timing; smoke-run it at toy size."""
     import subprocess

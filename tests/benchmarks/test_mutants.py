@@ -197,6 +197,7 @@ def test_crashed_run_backup_is_restored_or_refused(tmp_path: Path) -> None:
 TABLE = [{"files": "calc.py", "mutate": ["operators"], "tests": ["test_calc.py"]}]
 
 
+@pytest.mark.slow  # 23 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_kill_and_survive_with_justification(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _project(tmp_path)
     original = path.read_bytes()

@@ -29,6 +29,7 @@ def _rows(report: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # 28 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_jobs_2_gives_the_serial_report_and_ignores_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     args = [a for c in PAIR for a in ("--claim", c)]

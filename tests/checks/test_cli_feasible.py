@@ -121,6 +121,7 @@ def test_bad_input_is_one_line_exit_2(argv, message, capsys: pytest.CaptureFixtu
     assert not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.slow  # 10 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_end_to_end_subprocess() -> None:
     """The console entry point, in a fresh interpreter: a good run and a bad one."""
     cmd = [sys.executable, "-m", "fedbounds.checks.cli"]

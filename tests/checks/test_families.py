@@ -1,7 +1,7 @@
 """Every family of checks has a negative control that fires for its stated reason (design.md, principle 3; issue
 12, item 4): violated, located away from round 0, without divergence, with the one thing it changed recorded.
-Counted on one quick-profile run of the whole suite (the session's shared results, conftest.py: after or beside
-test_quick_profile this costs little). The count can fail: a planted family whose
+Counted on the quick runs of the claims that are not heavy (every family has some; the session's shared results,
+conftest.py), and over every claim under ``-m slow``. The count can fail: a planted family whose
 controls fire only at round 0 or by divergence is reported."""
 
 from __future__ import annotations
@@ -14,11 +14,15 @@ from fedbounds.checks.verdicts.verdict import compare
 FAMILIES = {"fednmap", "ds", "erratum"}
 
 
-@pytest.fixture(scope="module")
-def quick_run(quick_results):
-    specs = all_checks()
+def _runs(quick_results, specs) -> list:
     results = quick_results([spec.check_id for spec in specs])  # once per session (conftest.py)
     return [(spec, results[spec.check_id]) for spec in specs]
+
+
+@pytest.fixture(scope="module")
+def quick_run(quick_results, heavy_claims):
+    """The claims whose quick run is short (every family has some): the default run's share of the count."""
+    return _runs(quick_results, [spec for spec in all_checks() if spec.check_id not in heavy_claims])
 
 
 def families_without_teeth(pairs) -> list[str]:
@@ -33,9 +37,14 @@ def test_every_family_has_a_control_that_fires_for_its_reason(quick_run) -> None
     assert not families_without_teeth(quick_run), counts
 
 
+@pytest.mark.slow  # the quick check of every claim (about 3 CPU-minutes)
+def test_every_family_has_a_control_that_fires_for_its_reason_over_every_claim(quick_results) -> None:
+    test_every_family_has_a_control_that_fires_for_its_reason(_runs(quick_results, all_checks()))
+
+
 @pytest.mark.parametrize("check_id", [s.check_id for s in all_checks() if s.family == "fednmap"])
-def test_every_fednmap_check_has_a_control_that_fires_for_its_reason(quick_run, check_id: str) -> None:
-    res = next(r for s, r in quick_run if s.check_id == check_id)
+def test_every_fednmap_check_has_a_control_that_fires_for_its_reason(quick_result, check_id: str) -> None:
+    res = quick_result(check_id)  # a heavy claim's case is slow (conftest.HEAVY_CLAIMS)
     reasons = [why_not(v) for v in res.negatives]
     assert any(r is None for r in reasons), f"{check_id}: {reasons}"
     for v in res.negatives:  # every FedNMap control says what it changed; a diverged one never fires

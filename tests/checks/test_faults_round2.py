@@ -138,10 +138,12 @@ def _interrupt_trial(tmp_path: Path, sig: int, expected: int) -> None:
     assert _pids_alive(runs) == [], "a worker outlived the interrupted sweep"
 
 
+@pytest.mark.slow  # 10 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_ctrl_c_ends_a_two_process_sweep_within_5_s_with_130(tmp_path: Path) -> None:
     _interrupt_trial(tmp_path, signal.SIGINT, 130)
 
 
+@pytest.mark.slow  # 14 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_sigterm_ends_a_two_process_sweep_within_5_s_with_143(tmp_path: Path) -> None:
     _interrupt_trial(tmp_path, signal.SIGTERM, 143)
 
@@ -155,6 +157,7 @@ def test_ctrl_c_ends_a_sweep_every_time(trial: int, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- 2. the current folder
 
 
+@pytest.mark.slow  # 34 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_multiprocess_sweep_never_imports_from_the_current_folder(tmp_path: Path) -> None:
     marker = tmp_path / "user-code-ran"
     for name in ("csv", "random", "json"):
@@ -207,6 +210,7 @@ def test_a_symlink_loop_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureF
     assert "File exists" not in line and "symbolic link" in line
 
 
+@pytest.mark.slow  # 20 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_after_a_crash_the_main_file_alone_holds_every_stored_cell(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     code = (
@@ -322,6 +326,7 @@ def test_a_cell_that_would_run_for_hours_is_refused_and_the_limit_can_be_raised(
     assert main(["sweep", str(spec), "--dry-run", "--store", str(tmp_path / "s.sqlite")]) == 0
 
 
+@pytest.mark.slow  # 39 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_bogus_matplotlib_backend_does_not_break_a_run(tmp_path: Path) -> None:
     res = subprocess.run(
         [sys.executable, "-m", "fedbounds.checks.cli", "feasible", "fednmap", "--L", "1", "--rho", "0.1", "--n", "10", "--Q", "5",
@@ -364,12 +369,14 @@ def test_closed_stdout_is_one_line_exit_2_not_a_bug(tmp_path: Path) -> None:
     assert "standard output is closed" in _one_line(res.stderr)
 
 
+@pytest.mark.slow  # 9 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_closed_stderr_never_sends_errors_into_stdout(tmp_path: Path) -> None:
     res = _run_shell("FB claims --json --no-such-flag 2>&-", tmp_path)
     assert res.returncode == 2
     assert res.stdout == ""
 
 
+@pytest.mark.slow  # 17 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_full_stdout_names_standard_output(tmp_path: Path) -> None:
     res = _run_shell("FB claims > /dev/full", tmp_path)
     assert res.returncode == 3  # out of disk is the environment (the exit-status table; test_faults_round3.py)
@@ -493,6 +500,7 @@ def test_temporary_folders_of_killed_runs_are_removed(tmp_path: Path) -> None:
     assert not orphan.exists() and live.exists() and tmp.exists()
 
 
+@pytest.mark.slow  # 26 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_report_is_installed_whole_and_replaces_only_its_own_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     from fedbounds.checks.sweep import report as sweep_report

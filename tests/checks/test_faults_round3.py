@@ -49,6 +49,7 @@ def _ours(marker: str) -> list[tuple[int, str]]:
     return out
 
 
+@pytest.mark.slow  # 58 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigkill_of_the_parent_leaves_no_child_of_ours() -> None:
     """A batch scheduler's SIGKILL of the parent: the check workers, the sweep's forkserver and workers and the solver
@@ -265,6 +266,7 @@ def test_check_reports_claims_on_damaged_evidence_as_not_checked(monkeypatch: py
 # ------------------------------------------------------------------------------------ writes that cannot lose data
 
 
+@pytest.mark.slow  # 25 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_store_with_fewer_cells_does_not_overwrite_the_grid(tmp_path: Path) -> None:
     from fedbounds.checks.studies.spep_grid import _merge_committed
     from fedbounds.theory.core.evidence import load

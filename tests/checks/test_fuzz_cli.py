@@ -148,6 +148,7 @@ ARGV = st.one_of(
 )
 
 
+@pytest.mark.slow  # 14 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.timeout(TIMEOUT)
 @settings(max_examples=max(40, settings.default.max_examples))
 @given(argv=ARGV)
@@ -193,6 +194,7 @@ SUBPROCESS_CASES = [
 ]
 
 
+@pytest.mark.slow  # 60 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.timeout(60)
 def test_fuzz_cases_as_real_subprocesses(tmp_path: Path) -> None:
     for argv in SUBPROCESS_CASES:
@@ -272,6 +274,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     how=st.sampled_from(["random", "zero", "flip"]),
     noise=st.binary(min_size=1, max_size=64),
 )
+@pytest.mark.slow  # 233 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_fuzz_corrupt_store_pages_are_detected(
     pristine: tuple[Path, Path, dict], page: int, start: int, length: int, how: str, noise: bytes
 ) -> None:

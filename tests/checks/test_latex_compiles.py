@@ -74,6 +74,7 @@ def _maths(tex: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # 10 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_latex_compiles_or_parses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     frags = _fragments(capsys)
     engine = shutil.which("pdflatex")

@@ -2,7 +2,8 @@
 unless it records an erratum, and every negative control must come out violated (design.md, principle 3).
 
 Each claim runs once per test session (the ``quick_result`` fixture of conftest.py, shared with the other modules
-and the other xdist workers), so the suite pays for the quick check once."""
+and the other xdist workers). The cases of the heavy claims (tests/conftest.py, HEAVY_CLAIMS) run under ``-m slow``;
+``fedbounds check`` runs every claim's quick profile itself."""
 
 from __future__ import annotations
 

@@ -197,6 +197,7 @@ def _piped(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
         os.close(w)
 
 
+@pytest.mark.slow  # 52 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.timeout(120)
 def test_closed_pipe_is_a_quiet_141_not_fail(tmp_path: Path) -> None:
     res = _piped(["check", "--claim", "erratum.ds_phi_prefix", "--out", str(tmp_path / "rep"), "--no-progress"], tmp_path)

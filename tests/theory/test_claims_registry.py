@@ -132,6 +132,7 @@ def test_get_claim_unknown_lists_ids() -> None:
         registry.get_claim("fednmap.theorem9")
 
 
+@pytest.mark.slow  # 10 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_by_paper_and_status() -> None:
     fed = registry.claims_by_paper("fednmap")
     ds = registry.claims_by_paper("ds")

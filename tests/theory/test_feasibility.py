@@ -54,6 +54,7 @@ constants_st = st.fixed_dictionaries(
 factor_st = st.floats(0.05, 1.3)
 
 
+@pytest.mark.slow  # 17 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=25)
 @given(constants_st, factor_st, factor_st, factor_st, st.integers(1, 30))
 def test_admissible_iff_every_condition_holds_when_substituted_back(consts, fg, fa, fh, mm) -> None:
@@ -74,6 +75,7 @@ def test_admissible_iff_every_condition_holds_when_substituted_back(consts, fg, 
         assert cond.meets == held[sym]
 
 
+@pytest.mark.slow  # 26 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=20)
 @given(constants_st, factor_st, factor_st, st.integers(1, 20))
 def test_a_point_just_past_each_bound_is_rejected(consts, fa, fh, mm) -> None:
@@ -95,6 +97,7 @@ def test_a_point_just_past_each_bound_is_rejected(consts, fa, fh, mm) -> None:
     assert min(ratios.values()) == pytest.approx(min(ratios[b] for b in res.binding), rel=1e-9)
 
 
+@pytest.mark.slow  # 11 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=25)
 @given(constants_st, st.integers(1, 50), st.one_of(st.none(), st.floats(0.01, 0.99)))
 def test_largest_step_sizes_are_tight(consts, mm, fg) -> None:
@@ -115,6 +118,7 @@ def test_largest_step_sizes_are_tight(consts, mm, fg) -> None:
         assert set(res.binding) == {c.name for c in res.conditions}
 
 
+@pytest.mark.slow  # 12 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=20)
 @given(constants_st, st.floats(1e-4, 1.0), st.floats(1e-3, 1.0))
 def test_window_m_is_the_largest_admitted(consts, fh, fa) -> None:
@@ -144,6 +148,7 @@ def _bound_at(res, t: int) -> sp.Float:
     st.floats(0.01, 100.0),
     st.floats(1e-3, 1.0),
 )
+@pytest.mark.slow  # 25 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_rounds_needed_theorem8_exact(L_, mu_frac, sigma_, C0, EL0, fh) -> None:
     consts = {"L": L_, "rho": 0.1, "n": 20, "Q": 4, "sigma": sigma_, "mu": mu_frac * L_, "C_0": C0, "EL_0": EL0}
     sz = feasibility("fednmap.theorem8", consts).step_sizes

@@ -64,6 +64,7 @@ def test_robbins_monro_decision_matches_series_convergence(a: float) -> None:
     assert res.step_sizes["robbins_monro"] == _robbins_monro(a)
 
 
+@pytest.mark.slow  # 12 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=25)
 @given(constants_st, st.floats(0.05, 1.5), st.sampled_from([0.3, 0.5, 0.55, 0.75, 1.0, 1.25]), st.floats(0.0, 5.0))
 def test_theorem5_3_admissible_iff_conditions_hold(consts, fc, a, cg) -> None:
@@ -86,6 +87,7 @@ def test_theorem5_3_admissible_iff_conditions_hold(consts, fc, a, cg) -> None:
         assert not _le(gam.subs(r, r0 - 1), thr, vals)
 
 
+@pytest.mark.slow  # 10 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=25)
 @given(constants_st, st.floats(0.0, 5.0))
 def test_largest_step_is_tight_and_one_past_it_is_rejected(consts, cg) -> None:
@@ -105,6 +107,7 @@ def test_largest_step_is_tight_and_one_past_it_is_rejected(consts, cg) -> None:
     assert not past.admissible and past.condition(binding).meets is False
 
 
+@pytest.mark.slow  # 21 s at load 5-7 (pytest --durations, 2026-12-04)
 @settings(max_examples=12)
 @given(constants_st, st.floats(0.2, 3.0), st.floats(1e-3, 1.0), st.floats(0.0, 3.0), st.floats(0.05, 2.0))
 def test_corollary_ii_conditions_and_rounds(consts, fc, delta0, cg, eps_frac) -> None:

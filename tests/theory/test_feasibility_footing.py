@@ -42,6 +42,7 @@ def test_a_theorem_on_its_own_footing_prints_none(capsys: pytest.CaptureFixture[
     assert feasibility("ds.corollary_ii", {"L_f": 1, "G": 1, "B": 1, "sigma": 1, "Delta0": 1}, target=0.5).footing_line() == ""
 
 
+@pytest.mark.slow  # 10 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_ds_decaying_rounds_are_a_number_inside_their_integral_bracket(capsys: pytest.CaptureFixture[str]) -> None:
     """R from Theorem 5.3's decaying bound: the smallest R whose schedule sum reaches 4 (Delta_r0 + Xi_sum)/epsilon,
     against a brute-force cumulative sum (numpy), and inside the bracket its two integral bounds give."""

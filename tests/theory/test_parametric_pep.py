@@ -4,17 +4,20 @@ agrees."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 from fedbounds.theory.ds_fedproxgrad.proofs import ds_pep_descent_parametric
 
 eta = sp.Symbol("eta")
 
 
+@pytest.mark.slow  # 33 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_parametric_certificate_is_proved() -> None:
     r = ds_pep_descent_parametric()
     assert all(p.proved for p in r.parts), [p.name for p in r.parts if not p.proved]
 
 
+@pytest.mark.slow  # 33 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_larger_phi_fails_the_psd_condition() -> None:
     # Phi raised by eta/100 (still < 1 on the interval): the residual is no longer PSD somewhere in (0, 1/9]
     r = ds_pep_descent_parametric(phi=1 - sp.Rational(3, 4) * eta + eta / 100)

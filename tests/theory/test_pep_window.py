@@ -9,6 +9,7 @@ from fedbounds.theory.fednmap import pep_evidence as ev
 from fedbounds.theory.fednmap import recovered
 
 
+@pytest.mark.slow  # 25 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_c0_window_upper_end_is_a_property_of_c0():
     # (n, Q) = (1, 1), T = 1, free corrections, 16 x printed steps: the eta_hat/9 descent holds at C_0 = 4 and fails
     # at C_0 = 4.5 (both solvers): a "loose by x" reading at C_0 = 1 is not a property of the theorem

@@ -34,6 +34,7 @@ def test_registered_with_the_theory_provenance() -> None:
     assert spec.provenance()[1] == "derived"
 
 
+@pytest.mark.slow  # the quick run of ds.corollary_decaying (a heavy claim, conftest.HEAVY_CLAIMS)
 def test_holds_on_the_quick_profile(result: CheckResult) -> None:
     assert result.error is None
     assert result.verdict == "holds", [(v.instance, v.status, v.observed, v.bound) for v in result.verdicts]
@@ -46,6 +47,7 @@ def test_holds_on_the_quick_profile(result: CheckResult) -> None:
     assert format_tightness(result.tightness).endswith(f"(loose x{1 / search['worst_ratio']:.3g})")
 
 
+@pytest.mark.slow  # the quick run of ds.corollary_decaying (a heavy claim, conftest.HEAVY_CLAIMS)
 def test_calibrated_control_is_violated_for_its_reason(result: CheckResult) -> None:
     assert result.negatives, "no negative control"
     for v in result.negatives:
@@ -56,6 +58,7 @@ def test_calibrated_control_is_violated_for_its_reason(result: CheckResult) -> N
         assert rec["after"] == pytest.approx(result.tightness["search"]["worst_ratio"] / 2)
 
 
+@pytest.mark.slow  # the quick run of ds.corollary_decaying (a heavy claim, conftest.HEAVY_CLAIMS)
 @pytest.mark.parametrize(("divisor_over_slack", "expected"), [(2.0, "violated"), (0.5, "holds")])
 def test_planted_bug_bound_over_twice_the_slack(result: CheckResult, monkeypatch: pytest.MonkeyPatch, divisor_over_slack: float,
                                                  expected: str) -> None:
@@ -95,6 +98,7 @@ def test_min_verdict_uses_simultaneous_intervals() -> None:
     assert _synthetic(many, 1.0).verdict("t", 0.95).status == "inconclusive"
 
 
+@pytest.mark.slow  # 26 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_theorem5_3_is_checked_by_its_finite_horizon_form() -> None:
     """The verdict is (24)-(25) at every horizon (the old one compared a T-round tail with a constant-step plateau,
     which the theorem does not imply); the tightness is that form's worst lhs / rhs; the proxy is only reported."""
@@ -114,6 +118,7 @@ def test_theorem5_3_is_checked_by_its_finite_horizon_form() -> None:
     assert res.negatives and all(fires_for_its_reason(v) for v in res.negatives), [why_not(v) for v in res.negatives]
 
 
+@pytest.mark.slow  # the quick run of ds.theorem5_3 (conftest.HEAVY_CLAIMS)
 def test_theorem5_3_slope_is_reported_not_a_verdict(quick_result) -> None:
     """Theorem 5.3 (a liminf) does not imply a local log-log slope <= -(1 - alpha) + 0.1: the slope and its alpha = 1.5
     run are reported in tightness["rate"], never a verdict or a control (both were before)."""

@@ -28,6 +28,7 @@ def _report(tmp_path) -> dict:
     return claim
 
 
+@pytest.mark.slow  # 20 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_report_keeps_every_point_and_the_fit(tmp_path):
     claim = _report(tmp_path)
     v = claim["verdicts"][0]

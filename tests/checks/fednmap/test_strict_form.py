@@ -106,6 +106,7 @@ def test_start_point_with_zero_corrections_carries_the_heterogeneity() -> None:
     assert EL0_at > 0.1
 
 
+@pytest.mark.slow  # 32 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_lyapunov_rows_are_at_the_reconstructed_constants_and_c_c_zero_is_recorded_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """fednmap.lyapunov's rows are at (C_0, C_c) = (1, 1), where the PEP recovers a descent; the C_c = 0 measurements,
     refuted over the class by the replayed PEP direction (violated, among the controls), are recorded in the tightness

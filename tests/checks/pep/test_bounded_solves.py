@@ -91,6 +91,7 @@ def test_a_solver_that_does_not_return_is_killed_at_the_time_limit(monkeypatch: 
         os.kill(pid, 0)  # killed and reaped
 
 
+@pytest.mark.slow  # 19 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_ctrl_c_kills_the_solver_process_at_once_and_the_solve_never_returns() -> None:
     pid = _stop_the_solver_process()
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))

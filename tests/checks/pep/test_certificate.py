@@ -126,6 +126,7 @@ def _committed(described: bool | None = None) -> list[Path]:
 UNDESCRIBED_AT_MOST = 13
 
 
+@pytest.mark.slow  # 22 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_committed_certificates_exist_and_the_smallest_verify_against_their_rebuilt_problem() -> None:
     files = _committed(described=True)
     assert len(files) >= 338
@@ -141,6 +142,7 @@ def test_every_committed_certificate_verifies() -> None:
     assert main(["--rows-only", *(str(p) for p in _committed())]) == 0
 
 
+@pytest.mark.slow  # 11 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
     from fedbounds.checks.pep.solve import certificate_record, certify, dual_feasibility
 

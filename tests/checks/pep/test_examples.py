@@ -28,6 +28,7 @@ def _run_example(function: Any) -> dict[str, Any]:
     return test.globs
 
 
+@pytest.mark.slow  # 26 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_fednmap_descent_matches_the_committed_grid() -> None:
     got = _run_example(fednmap_examples.wc_fednmap_descent)
     pepit_tau, theoretical_tau = got["pepit_tau"], got["theoretical_tau"]

@@ -20,6 +20,7 @@ def test_sgd_noise_coefficient_is_exactly_L_eta2_over_2(L: float, eta: float) ->
     assert up.value > 1.5 * want / 2
 
 
+@pytest.mark.slow  # 9 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_sgd_without_orthogonality_blows_up() -> None:
     """Negative control: drop E<grad f(x), e> = 0 and the cross term is free, the worst case unbounded."""
     cert = sgd_step_pep(1.0, 0.5, orthogonality=False)

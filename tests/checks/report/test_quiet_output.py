@@ -34,6 +34,7 @@ def _stderr(code: str, env: dict[str, str], cwd: Path) -> list[str]:
     return done.stderr.strip().splitlines()
 
 
+@pytest.mark.slow  # 32 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_broken_solver_costs_one_line(tmp_path: Path) -> None:
     """Importing cvxpy (through PEPit, as the checks do) with four broken optional solvers writes one line on
     stderr, naming a solver. Control: cvxpy imported without fedbounds.checks writes two lines per solver

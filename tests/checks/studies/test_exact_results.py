@@ -54,6 +54,7 @@ def test_heterogeneity_slice_matches_the_committed_cells() -> None:
         _check(cells[key], rows[key])
 
 
+@pytest.mark.slow  # 9 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_cap_slice_matches_the_committed_cells() -> None:
     """Where the cap binds (nQ = 4096 > 3,323) and just below it."""
     rows = {(int(r["n"]), int(r["Q"])): r for r in _csv(RESULTS / "fednmap_speedup_inside" / "cap.csv")}

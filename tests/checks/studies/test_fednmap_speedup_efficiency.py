@@ -138,6 +138,7 @@ def _ridge_config(**eff: object) -> dict:
     return cfg
 
 
+@pytest.mark.slow  # 71 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_exact_moments_match_a_large_monte_carlo_mean_on_a_linear_gaussian_cell() -> None:
     from fedbounds.algorithms.instances import make_instance
     from fedbounds.algorithms.oracles import GaussianOracle
@@ -158,6 +159,7 @@ def test_exact_moments_match_a_large_monte_carlo_mean_on_a_linear_gaussian_cell(
         exact_target_curve(engine, lasso, ep, rounds=5, sigma2=4.0, metric="psi_gap")
 
 
+@pytest.mark.slow  # 61 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_study_cell_exact_mode_needs_no_replica_and_falls_in_the_monte_carlo_interval() -> None:
     from fedbounds.checks.sweep.cell import compute_study_cell
 

@@ -36,6 +36,7 @@ def _num(text: str) -> float | None:
     return None if text == "" else float(text)
 
 
+@pytest.mark.slow  # 67 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_slice_rebuilt_from_the_committed_spec_matches_the_committed_cells() -> None:
     committed = _committed()
     cells = {(c.coords["method"], c.coords["n"], c.coords["Q"], c.coords["eta_s"]): c for c in load_spec("fednmap_speedup").iter_cells()}

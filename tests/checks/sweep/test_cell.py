@@ -83,6 +83,7 @@ def test_real_cell_is_deterministic_and_consistent(engine: None) -> None:
     assert execute(other_seed.config).curves != a.curves
 
 
+@pytest.mark.slow  # 14 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_tiny_spec_end_to_end_through_the_cli(engine: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "tiny.sqlite"
     assert main(["sweep", "tiny", "--store", str(store), "--processes", "1", "--no-progress"]) == 0
@@ -100,6 +101,7 @@ def test_tiny_spec_end_to_end_through_the_cli(engine: None, tmp_path: Path, caps
     assert len(rows) == spec.size and not any("nan" in v.lower() for r in rows for v in r.values())
 
 
+@pytest.mark.slow  # 17 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_real_cells_identical_in_pool_processes_and_on_dask(engine: None, tmp_path: Path) -> None:
     """The same real cells computed in forked pool workers and on a Dask cluster: identical stored bytes."""
     distributed = pytest.importorskip("distributed")
@@ -118,6 +120,7 @@ def test_real_cells_identical_in_pool_processes_and_on_dask(engine: None, tmp_pa
     assert len(raw_a) == 6 and raw_a == raw_b
 
 
+@pytest.mark.slow  # 19 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_sweep_page_a_reader_opens(engine: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The page has navigation, the study's scope, the spec attached and linked, the run (commit, command, machine,
     times), every series whose interval excludes the claimed slope marked; no -wal/-shm stays beside the store."""

@@ -199,6 +199,7 @@ def test_report_refuses_cells_of_another_configuration(synth: Path, capsys: pyte
 # ---------------------------------------------------------------------------------------------- concurrency
 
 
+@pytest.mark.slow  # 25 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.timeout(90)
 def test_concurrent_sweeps_compute_each_cell_once(synth: Path) -> None:
     spec_path = synth / "slow.toml"
@@ -234,6 +235,7 @@ def _group(pgid: int) -> list[int]:
     return pids
 
 
+@pytest.mark.slow  # 33 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
@@ -274,6 +276,7 @@ def test_copy_of_store_fixture_is_sound(synth: Path) -> None:
     assert _raw(copy) == _raw(store)
 
 
+@pytest.mark.slow  # 32 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.timeout(120)
 def test_processes_opening_one_fresh_store_at_once_all_succeed(tmp_path: Path) -> None:
     # measured before the fix: 9 of 48 openings failed with "not a sweep store: schema version None" (another process

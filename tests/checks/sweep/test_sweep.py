@@ -187,6 +187,7 @@ def test_every_cell_failing_is_bad_input(synth: Path, capsys: pytest.CaptureFixt
         assert st.count() == 0
 
 
+@pytest.mark.slow  # 11 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_sigkill_part_way_then_resume_equals_an_uninterrupted_run(synth: Path) -> None:
     """Kill a CLI sweep (parent and workers, SIGKILL) after a few cells are stored; resume; compare with a
     sweep that ran straight through: same keys, identical result bytes, no duplicates, a sound file."""

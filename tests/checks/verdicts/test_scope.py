@@ -137,6 +137,7 @@ def test_the_stochastic_families_state_their_scope(quick_result, check_id: str, 
         assert scope.factors["eta_hat"] == pytest.approx([16.0, 16.0])
 
 
+@pytest.mark.slow  # the quick run of fednmap.spep.lyapunov_windows (conftest.HEAVY_CLAIMS)
 def test_certified_evidence_outside_the_printed_steps_reads_starred(quick_result) -> None:
     """A PEP certificate at 16x the printed steps is a different point, not the theorem's: the verdict is starred
     (it printed a bare ``holds`` before), and the verdict line names the constants we chose."""

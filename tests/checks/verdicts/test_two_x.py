@@ -76,6 +76,7 @@ def test_the_committed_table_is_measured_for_every_claim() -> None:
     assert two_x.summary(data["rows"]) == data["summary"]
 
 
+@pytest.mark.slow  # 9 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_claims_shows_the_measured_column(capsys) -> None:
     assert main(["claims", "--json"]) == 0
     claims = json.loads(capsys.readouterr().out)

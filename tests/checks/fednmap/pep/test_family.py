@@ -28,6 +28,7 @@ def constants_result(quick_result):
     return quick_result(pep_checks.CONSTANTS)  # check_lyapunov_constants(CTX), once per session (conftest.py)
 
 
+@pytest.mark.slow  # 31 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_descent_family_holds_with_certified_points_and_replay(constants_result):
     res = constants_result
     assert res.error is None and res.verdict == "holds"
@@ -47,6 +48,7 @@ def test_descent_family_holds_with_certified_points_and_replay(constants_result)
                for v in replays)
 
 
+@pytest.mark.slow  # the quick run of fednmap.pep.lyapunov_constants (conftest.HEAVY_CLAIMS)
 def test_descent_control_fires_for_its_reason(constants_result):
     (v,) = constants_result.negatives
     assert v.details["control_record"]["changed"] == "C_0" and v.details["control_record"]["after"] == 0.0
@@ -63,6 +65,7 @@ def test_largest_step_is_recertified_and_its_double_fails():
     assert ctrl.details["control_record"]["after"] == 2 * ctrl.details["control_record"]["before"]
 
 
+@pytest.mark.slow  # 110 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_a_claimed_descent_coefficient_too_large_is_violated(monkeypatch):
     # the certified ratio is about 0.136: claiming d = 8 eta_hat/9 (ratio about 1.09) must be caught
     real = pep_checks.theorem5_steps
@@ -80,6 +83,7 @@ def test_a_claimed_descent_coefficient_too_large_is_violated(monkeypatch):
     assert res.verdicts[0].status == "violated" and res.verdicts[0].observed > 1.0
 
 
+@pytest.mark.slow  # 16 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_inaccurate_solvers_are_inconclusive_never_holds(monkeypatch):
     real = fpep.certify
 
@@ -110,6 +114,7 @@ def test_drift_from_the_committed_evidence_is_an_error(monkeypatch):
     assert res.error and "drifted" in res.error
 
 
+@pytest.mark.slow  # 11 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_exponent_family_holds_and_its_step_control_fires():
     res = pep_checks.check_theorem8_exponent(CTX)
     assert res.error is None and res.verdict == "holds"
@@ -122,6 +127,7 @@ def test_exponent_family_holds_and_its_step_control_fires():
     assert ctrl.details["control_record"]["changed"] == "eta_hat"
 
 
+@pytest.mark.slow  # 67 s at load 5-7 (pytest --durations, 2026-12-04)
 @pytest.mark.parametrize("row", [r for r in ev.DESCENT if ev.is_evidence(r) and r["gram_dim"] <= 5][:3],
                          ids=lambda r: f"n{r['n']}Q{r['Q']}T{r['T']}k{r['k']:g}")
 def test_committed_descent_rows_are_reproduced(row):

@@ -11,6 +11,7 @@ from fedbounds.theory.fednmap.pep_steps import certified_steps, printed_steps
 GAMMA = 1 / (5 * 1.1)  # Theorem 5's largest gamma at L = 1, rho = 0.1 (the grid's)
 
 
+@pytest.mark.slow  # 54 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_n10_is_certified_in_block_form() -> None:
     assert not certified_steps(1.0, 0.1, 10, 1, gamma=GAMMA).covered  # the committed grid: n <= 3 only
     got = feasibility_pep.certify_at_n(1.0, 0.1, 10, 1, GAMMA)
@@ -35,6 +36,7 @@ def test_off_grid_rho_is_not_covered_with_a_reason() -> None:
     assert not got["covered"] and "off the PEP grid" in got["reason"]
 
 
+@pytest.mark.slow  # 75 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_the_command_line_offers_it(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["feasible", "fednmap", "--L", "1", "--rho", "0.1", "--n", "10", "--Q", "1", "--sigma", "1", "--mu", "0.1"]
     assert main(argv) == 0

@@ -64,6 +64,7 @@ def check_proved(row: dict[str, Any], value: float, store: Path = C.STORE) -> No
     assert abs(bound - Fraction(value)) <= pe.room(value), (value, float(bound))
 
 
+@pytest.mark.slow  # 126 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_every_proved_row_names_a_verified_certificate_covering_its_value() -> None:
     rows = [(g, t, r) for g, t, r in _grids() if r["status"] == "proved"]
     assert len(rows) >= 241 + 45  # pep_evidence's 98 and spep_grid's 143 (every certified row), 45 of the window's 47
@@ -167,6 +168,7 @@ def _small(sv: dict[str, Any]) -> bool:
     return (C.STORE / sv["proof"]["file"]).stat().st_size <= BIG_FILE
 
 
+@pytest.mark.slow  # 13 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_every_speedup_K_at_n_up_to_8_is_proved_or_says_why() -> None:
     """spep_speedup.json at the passes of 2026-12-02: both K of every row at n <= 8 name a verified certificate
     covering K (the files over BIG_FILE in the slow run); above n = 8 (no full PEP at hand) each certified K says so,

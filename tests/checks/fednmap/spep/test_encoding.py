@@ -98,6 +98,7 @@ ROOM_36, ROOM_12100 = 98.3, 122.0
 K_VAR_2_1, KAPPA_2_1, K_2_1 = 0.0011227144, 0.50019252, 0.0016229069
 
 
+@pytest.mark.slow  # 14 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_theorem8_constants_rooms_are_pinned() -> None:
     """Each printed constant's room, pinned to 5%: a 2x error in 36 or 12100 in theory/fednmap/formulas.py moves its
     room 2x and fails this test (what the mutation harness's mutants of those constants must hit)."""

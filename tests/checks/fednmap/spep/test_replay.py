@@ -130,6 +130,7 @@ def test_evidence_sgd_rows(evidence: dict) -> None:
         assert abs(r["control_none"]) < 1e-6 * r["exact"]
 
 
+@pytest.mark.slow  # 22 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_quick_check_reports_the_replays(quick_result) -> None:
     """The fednmap.spep.lyapunov_windows check carries both replays in its SGD validation's details (the machinery
     control, about 0.5 CPU-s there); a replay that drifted from its solve shows as a relative error above these."""
