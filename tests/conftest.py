@@ -85,6 +85,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         params = getattr(getattr(item, "callspec", None), "params", {})
         if item.nodeid in SLOW_CASES or any(isinstance(v, str) and v in HEAVY_CLAIMS for v in params.values()):
             item.add_marker(pytest.mark.slow)
+    _COLLECTED.update((item.nodeid.split("::")[0], item.nodeid) for item in items)
+
+
+#: (file, node id) of every test collected in this process, before the -m selection
+_COLLECTED: set[tuple[str, str]] = set()
+
+
+@pytest.fixture(scope="session")
+def slow_cases_unmatched() -> list[str]:
+    """The :data:`SLOW_CASES` whose file was collected but which match no test: a renamed test or case."""
+    files, ids = {f for f, _ in _COLLECTED}, {i for _, i in _COLLECTED}
+    return sorted(c for c in SLOW_CASES if c.split("::")[0] in files and c not in ids)
 
 
 class _SharedResults:
