@@ -181,7 +181,8 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
                 c0_max: float = 64.0, rel: float = 0.05) -> dict[str, Any]:
     """The smallest C_0 >= 0 meeting the theorem at the point (module docstring): 0 when C_0 = 0 meets; else a
     bisection on [0, c0_max] to ``rel`` with both ends (the upper end meets, the lower end does not); undecided probes
-    narrow nothing and are listed."""
+    narrow nothing and are listed (``undecided``: their C_0; the bisection stops at the first). ``decided``: no probe
+    was undecided and the window (C_0_low, C_0_min] is within ``rel`` (or no C_0 up to c0_max meets, every probe failing)."""
     floor = printed_floor(n, Q, m, rho, k)
     eta_hat = steps(Q, m, rho, k)["eta_hat"]
     probes = []
@@ -198,7 +199,7 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
               "eta_hat": eta_hat, "printed_floor": floor}
     if out0 == "meets":
         r0 = rate(Q, m, rho, 0.0, k)
-        return {**result, "C_0_min": 0.0, "C_0_low": 0.0, "status": rec0["status"], "K": rec0["K"],
+        return {**result, "C_0_min": 0.0, "C_0_low": 0.0, "decided": True, "undecided": [], "status": rec0["status"], "K": rec0["K"],
                 "floor_ratio": rec0["K"] / r0 / floor, "probes": probes}
     lo, hi = 0.0, None
     c = 1.0
@@ -220,7 +221,10 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
         else:
             break
     best = next((p for p in probes if p["C_0"] == hi), None)
-    return {**result, "C_0_min": hi, "C_0_low": lo, "status": None if best is None else best["status"],
+    undecided = [p["C_0"] for p in probes if p["outcome"] == "unknown"]
+    decided = not undecided and (hi is None or hi - lo <= rel * hi)
+    return {**result, "C_0_min": hi, "C_0_low": lo, "decided": decided, "undecided": undecided,
+            "status": None if best is None else best["status"],
             "K": None if best is None else best["K"],
             "floor_ratio": None if best is None else best["K"] / (best["tau"] * eta_hat) / floor, "probes": probes}
 
@@ -324,10 +328,13 @@ def _wrap(rows: list[dict[str, Any]], fr: dict[str, Any] | None, kind: str) -> d
 
 
 def _write(target: Path, data: dict[str, Any]) -> None:
+    """``data`` written atomically to ``target``, stamped as committed evidence (schema version and content hash,
+    :func:`fedbounds.theory.core.evidence.stamp_text`), so that its loaders can refuse a damaged file."""
     from fedbounds.checks.runtime.install import write_atomic
     from fedbounds.checks.runtime.jsonsafe import json_safe
+    from fedbounds.theory.core.evidence import stamp_text
 
-    write_atomic(target, json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n")
+    write_atomic(target, stamp_text(json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n"))
 
 
 def main(argv: list[str] | None = None) -> int:
