@@ -77,12 +77,16 @@ def rate(Q: int, m: int, rho: float, C_0: float, k: float = 1.0, mu: float = MU)
 
 
 def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = MU,
-          family: str = "merit", prove: bool = False, second: bool = True) -> dict[str, Any]:
+          family: str = "merit", prove: bool = False, second: bool = True, room: float | None = None) -> dict[str, Any]:
     """K*(tau eta_hat) at the point: ``status`` proved / certified / unbounded / inconclusive, ``K`` (the proved bound
     when proved, else the certified value; +inf when unbounded), the solvers' values, statuses and gaps, and ``proof``
     (file, exact bound, smallest LDL pivot, verify seconds). ``prove``: make and store a certificate when none is.
     ``second=False``: no SCS run where no certificate decides; Clarabel's optimal value is then returned with status
-    ``single solver`` (evidence, never counted as certified)."""
+    ``single solver`` (evidence, never counted as certified).
+
+    ``room``: the largest K the caller's claim allows (Theorem 8: the printed floor times the rate). Where no
+    certificate of Clarabel's value is found (or Clarabel is not optimal), a looser bound below ``room`` is proved
+    instead (:func:`_exact`); ``K`` is then that proved bound, an upper bound on K*, not K* itself."""
     import os
 
     p = steps(Q, m, rho, k)
@@ -95,8 +99,10 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     proof = None
     cert = searched_noise(*args, symmetric=sym, scales=[1.0], solvers=("CLARABEL",))
     run = cert.runs[0]
-    if run.optimal and run.dual is not None and run.multipliers is not None and n <= 8:
-        proof = _exact(build_search_spep(*args, symmetric=sym), run.dual, run.multipliers, make)
+    if n <= 8 and ((run.optimal and run.dual is not None and run.multipliers is not None) or room is not None):
+        ok = run.optimal and run.dual is not None and run.multipliers is not None
+        proof = _exact(build_search_spep(*args, symmetric=sym), run.dual if ok else None, run.multipliers if ok else None,
+                       make, room)
     if (proof is None or proof.get("status") != "proved") and second:
         cert = searched_noise(*args, symmetric=sym, scales=[1.0])
     rec: dict[str, Any] = {"values": dict(cert.values), "statuses": dict(cert.statuses),
@@ -118,9 +124,14 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     return rec
 
 
-def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, Any] | None:
+def _exact(build: Any, value: float | None, multipliers: Any, make: bool, room: float | None = None) -> dict[str, Any] | None:
     """The stored exact certificate of ``build``'s PEP (re-verified, with its smallest pivot), or, with ``make``, a new
-    one proved from ``multipliers`` and stored. None when neither."""
+    one proved from ``multipliers`` and stored. None when neither.
+
+    With ``room`` (the largest bound the claim allows), when Clarabel's ``value`` itself cannot be proved, looser
+    targets are tried: 1.1 and 2 times the value (while below ``room``), then ``room``/2 from the interior dual alone
+    (no solver optimum needed: the dual of a bound with room is strictly feasible, where the optimum's is on a face).
+    The certificate then proves that looser bound; ``target`` records which was proved."""
     import os
 
     from fedbounds.checks.pep.certificate import (
@@ -128,6 +139,7 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
         _exact_problem,
         _write,
         check_stored,
+        describe,
         load,
         problem_of,
         prove,
@@ -148,14 +160,26 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
         pb, path = pbx, stored(pbx.digest)
         cert = load(path)
     elif make:
-        cert = prove(pb, value, [multipliers])
-        if cert is None and pbx is not None:
-            cert = prove(pbx, value, [multipliers])
+        targets = [] if value is None else [("value", value)]
+        if room is not None and room > 0:
+            targets += [(f"{f:g} x value", f * value) for f in (1.1, 2.0) if value is not None and f * value < room]
+            targets.append(("room/2", room / 2))
+        for what, target in targets:
+            starts = [multipliers] if multipliers is not None else []
+            cert = prove(pb, target, starts)
+            if cert is None and pbx is not None:
+                cert = prove(pbx, target, starts)
+                if cert is not None:
+                    pb, path = pbx, stored(pbx.digest)
+                    cert["problem"]["data"] = "exact"
             if cert is not None:
-                pb, path = pbx, stored(pbx.digest)
-                cert["problem"]["data"] = "exact"
+                cert["target"] = what
+                break
         if cert is None:
-            return {"status": "not proved: no exact certificate found", "hash": pb.digest}
+            return {"status": "not proved: no exact certificate found", "hash": pb.digest,
+                    "targets": [w for w, _ in targets]}
+        if (desc := describe(build)) is not None:  # self-contained: the file names the problem it proves
+            cert["problem"].update(desc)
         _write(path, cert)
     else:
         return None
@@ -165,7 +189,8 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
     return {"status": "proved", "bound": float(s["bound"]), "bound_exact": str(s["bound"]), "file": path.name,
             "rows": s["rows"], "min_pivot": float(s["min_pivot"]) if s["min_pivot"] is not None else None,
             "max_denominator": s["max_denominator"], "verify_seconds": round(s["seconds"], 4),
-            "seconds_to_prove": cert.get("seconds_to_prove"), "data": cert.get("problem", {}).get("data", "binary64")}
+            "seconds_to_prove": cert.get("seconds_to_prove"), "data": cert.get("problem", {}).get("data", "binary64"),
+            "target": cert.get("target", "value")}
 
 
 def _holds(rec: dict[str, Any], r: float, floor: float) -> str:
@@ -189,7 +214,7 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
 
     def probe(c0: float) -> tuple[str, dict[str, Any]]:
         r = rate(Q, m, rho, c0, k)
-        rec = solve(n, Q, r / eta_hat, m, rho, k, prove=prove)
+        rec = solve(n, Q, r / eta_hat, m, rho, k, prove=prove, room=floor * r)
         out = _holds(rec, r, floor)
         probes.append({"C_0": c0, "tau": r / eta_hat, "outcome": out, **rec})
         return out, rec

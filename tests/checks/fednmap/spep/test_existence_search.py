@@ -203,3 +203,44 @@ def test_speedup_table_fits_each_axis(monkeypatch: pytest.MonkeyPatch) -> None:
     for r in out["rows"]:  # the floor is K*/r: the fake's K over the rate gives back its floor
         if r["floor"] is not None:
             assert r["floor"] == pytest.approx(r["n"] ** -0.8 * r["Q"] ** -0.5, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------- a bound with room
+
+
+def _n1_build() -> tuple[Any, float, float]:
+    """The searched PEP at n = Q = 1, the printed steps, Theorem 8's rate at C_0 = 0; its K* (committed table:
+    1.6612e-5, proved) and the room floor * r."""
+    from fedbounds.checks.fednmap.spep.search import build_search_spep
+
+    p = E.steps(1, 1, 0.1)
+    tau = 2 * E.MU / 9
+    build = build_search_spep(E.L, 0.1, p["gamma"], p["eta_a"], p["eta_s"], 1, 1, tau, E.MU)
+    return build, 1.6612e-5, E.printed_floor(1, 1, 1, 0.1) * tau * p["eta_hat"]
+
+
+def test_a_bound_with_room_is_proved_without_a_solver_optimum(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """No solver value, no multipliers: the interior dual at room/2 alone gives an exact certificate, and the file it
+    stores names its problem and verifies against the rebuilt PEP."""
+    from fedbounds.checks.pep import certificate as C
+
+    monkeypatch.setattr(C, "STORE", tmp_path)
+    build, k_star, _ = _n1_build()
+    room = 40 * k_star
+    out = E._exact(build, None, None, make=True, room=room)
+    assert out is not None and out["status"] == "proved" and out["target"] == "room/2"
+    assert k_star <= out["bound"] <= room / 2 * (1 + 1e-5)
+    (path,) = tmp_path.glob("*.json.gz")
+    assert C.check_problem(C.load(path), path.name)["bound"] == pytest.approx(out["bound"])
+
+
+def test_a_room_below_the_worst_case_is_not_proved(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """Control, changed: the room. room/2 = 0.75 K* is below the worst case: no certificate of it can exist, and
+    none is stored."""
+    from fedbounds.checks.pep import certificate as C
+
+    monkeypatch.setattr(C, "STORE", tmp_path)
+    build, k_star, _ = _n1_build()
+    out = E._exact(build, None, None, make=True, room=1.5 * k_star)
+    assert out is not None and out["status"].startswith("not proved")
+    assert not list(tmp_path.glob("*.json.gz"))
