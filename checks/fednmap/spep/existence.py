@@ -294,15 +294,44 @@ def point(n: int, Q: int, m: int, rho: float, k: float = 1.0, prove: bool = Fals
     return row
 
 
-def table(prove: bool = True, write_partial: Path | None = None) -> dict[str, Any]:
-    """The recovered-C_0 table over :data:`POINTS` (Theorem 5's printed steps) and the front at (2, 1, 1, 0.1)."""
-    rows = []
-    for n, Q, m, rho in POINTS:
-        rows.append(point(n, Q, m, rho, prove=prove))
-        print(json.dumps({k: v for k, v in rows[-1].items() if k != "probes"}), file=sys.stderr, flush=True)
+def _decided(row: dict[str, Any]) -> bool:
+    """Whether a committed row is final: its own ``decided`` flag, or (rows written before the flag) C_0 = 0 proved."""
+    if "decided" in row:
+        return bool(row["decided"])
+    return row.get("C_0_min") == 0 and row.get("status") in ("proved", "certified")
+
+
+def table(prove: bool = True, write_partial: Path | None = None, resume: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The recovered-C_0 table over :data:`POINTS` (Theorem 5's printed steps) and the front at (2, 1, 1, 0.1).
+
+    ``resume``: a committed table; its decided rows (:func:`_decided`) are kept as they are and only the others (and
+    the points it lacks) are computed; its front is kept too (``front_from`` records the run it came from). Every
+    partial write holds all the rows known so far, in :data:`POINTS` order."""
+    old = {(r["n"], r["Q"], r["m"], r["rho"]): r for r in (resume or {}).get("rows", [])}
+    kept_front = (resume or {}).get("front")
+    rows: dict[tuple[int, int, int, float], dict[str, Any]] = {}
+
+    def ordered() -> list[dict[str, Any]]:
+        return [rows[p] for p in POINTS if p in rows]
+
+    def wrap(fr: dict[str, Any] | None) -> dict[str, Any]:
+        out = _wrap(ordered(), fr, "table")
+        if resume is not None:
+            out["resumed_from"] = resume.get("generated")
+        return out
+
+    for key in POINTS:
+        if key in old and _decided(old[key]):
+            rows[key] = old[key]
+    fr = None
+    if kept_front is not None:
+        fr = {**kept_front, "front_from": kept_front.get("front_from", resume.get("generated") if resume else None)}
+    for key in sorted((k for k in POINTS if k not in rows), key=lambda k: (k[0] * k[1], k[2])):  # cheap ones first
+        rows[key] = point(*key, prove=prove)
+        print(json.dumps({k: v for k, v in rows[key].items() if k != "probes"}), file=sys.stderr, flush=True)
         if write_partial is not None:
-            _write(write_partial, _wrap(rows, None, "table"))
-    return _wrap(rows, front(2, 1, prove=prove), "table")
+            _write(write_partial, wrap(fr))
+    return wrap(fr if fr is not None else front(2, 1, prove=prove))
 
 
 def speedup_table(tau: float = 2 * MU / 9, k: float = 1.0, write_partial: Path | None = None, cpu_cap: float = 300.0,
@@ -366,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep.existence", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (or, with --speedup, {SPEEDUP})")
     ap.add_argument("--speedup", action="store_true", help="the speedup table instead of the C_0 table")
+    ap.add_argument("--resume", action="store_true", help="C_0 table: keep the committed table's decided rows and its "
+                    "front, compute the other points only")
     args = ap.parse_args(argv)
     from fedbounds.checks.runtime.install import evidence_path, refuse_unwritable
 
@@ -376,7 +407,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.speedup:  # the printed steps (exact certificates up to n = Q = 4; SCS is inaccurate there), then 16x (two solvers)
         data = {"k=1": speedup_table(k=1.0, write_partial=target)}
     else:
-        data = table(write_partial=target)
+        resume = None
+        if args.resume:
+            from fedbounds.theory.core.evidence import EvidenceError, load
+
+            try:
+                resume = load(evidence_path(TARGET))
+            except EvidenceError as exc:
+                print(f"error: --resume: {exc}", file=sys.stderr)
+                return 2
+        data = table(write_partial=target, resume=resume)
     if target is None:
         from fedbounds.checks.runtime.jsonsafe import json_safe
 

@@ -244,3 +244,28 @@ def test_a_room_below_the_worst_case_is_not_proved(monkeypatch: pytest.MonkeyPat
     out = E._exact(build, None, None, make=True, room=1.5 * k_star)
     assert out is not None and out["status"].startswith("not proved")
     assert not list(tmp_path.glob("*.json.gz"))
+
+
+def test_resume_keeps_decided_rows_and_the_front_and_recomputes_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--resume``: a decided committed row is kept as it is, an undecided one and a missing point are computed
+    (cheapest first), the rows come out in POINTS order, and the committed front is kept (never recomputed)."""
+    done = (2, 1, 1, 0.1)
+    open_ = (4, 2, 1, 0.1)
+    calls: list[tuple[int, int, int, float]] = []
+
+    def point(n: int, q: int, m: int, rho: float, **k: Any) -> dict[str, Any]:
+        calls.append((n, q, m, rho))
+        return {"n": n, "Q": q, "m": m, "rho": rho, "C_0_min": 0.0, "decided": True, "status": "proved", "new": True}
+
+    monkeypatch.setattr(E, "point", point)
+    monkeypatch.setattr(E, "front", lambda *a, **k: pytest.fail("the kept front was recomputed"))
+    resume = {"generated": "then", "front": {"tau_low": 0.125},
+              "rows": [{"n": 2, "Q": 1, "m": 1, "rho": 0.1, "C_0_min": 0.0, "status": "proved", "old": True},
+                       {"n": 4, "Q": 2, "m": 1, "rho": 0.1, "C_0_min": None, "decided": False, "status": None}]}
+    out = E.table(resume=resume)
+    assert done not in calls and open_ in calls and len(calls) == len(E.POINTS) - 1
+    assert [r["n"] * r["Q"] for r in [dict(zip(("n", "Q"), c[:2])) for c in calls]] == sorted(c[0] * c[1] for c in calls)
+    keys = [(r["n"], r["Q"], r["m"], r["rho"]) for r in out["rows"]]
+    assert keys == list(E.POINTS)
+    assert out["rows"][keys.index(done)].get("old") is True
+    assert out["front"]["tau_low"] == 0.125 and out["front"]["front_from"] == "then"
