@@ -53,6 +53,8 @@ def table_text() -> str:
     for r in table()["rows"]:
         c0 = "undecided (no probe in [0, 64] decided to meet)" if r["C_0_min"] is None else (f"{r['C_0_min']:g}" if r["C_0_min"] == 0 else
                                                       f"({r['C_0_low']:.3g}, {r['C_0_min']:.3g}]")
+        if r["C_0_min"] is None and str(r.get("note", "")).startswith("not computed"):
+            c0 = "not computed in the last run"
         parts.append(f"(n, Q, m, gamma rho) = ({r['n']}, {r['Q']}, {r['m']}, {r['gamma_rho']:.4f}): C_0 = {c0} "
                      f"[{r['status'] or 'no verdict'}], floor ratio {_f(r['floor_ratio']):.3g}")
     return "; ".join(parts) if parts else "no committed table"

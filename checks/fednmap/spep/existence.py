@@ -301,11 +301,14 @@ def _decided(row: dict[str, Any]) -> bool:
     return row.get("C_0_min") == 0 and row.get("status") in ("proved", "certified")
 
 
-def table(prove: bool = True, write_partial: Path | None = None, resume: dict[str, Any] | None = None) -> dict[str, Any]:
+def table(prove: bool = True, write_partial: Path | None = None, resume: dict[str, Any] | None = None,
+          budget_s: float | None = None) -> dict[str, Any]:
     """The recovered-C_0 table over :data:`POINTS` (Theorem 5's printed steps) and the front at (2, 1, 1, 0.1).
 
     ``resume``: a committed table; its decided rows (:func:`_decided`) are kept as they are and only the others (and
-    the points it lacks) are computed; its front is kept too (``front_from`` records the run it came from). Every
+    the points it lacks) are computed; its front is kept too (``front_from`` records the run it came from). An
+    undecided row stays as committed until its point is recomputed. ``budget_s``: no new point is started after this
+    many wall seconds; a point left out has a row saying so (``C_0_min`` None, ``decided`` False, ``note``). Every
     partial write holds all the rows known so far, in :data:`POINTS` order."""
     old = {(r["n"], r["Q"], r["m"], r["rho"]): r for r in (resume or {}).get("rows", [])}
     kept_front = (resume or {}).get("front")
@@ -320,13 +323,22 @@ def table(prove: bool = True, write_partial: Path | None = None, resume: dict[st
             out["resumed_from"] = resume.get("generated")
         return out
 
+    todo = [k for k in POINTS if not (k in old and _decided(old[k]))]
     for key in POINTS:
-        if key in old and _decided(old[key]):
+        if key in old:
             rows[key] = old[key]
+        else:
+            rows[key] = {"n": key[0], "Q": key[1], "m": key[2], "rho": key[3], "C_0_min": None, "C_0_low": None,
+                         "decided": False, "status": None, "K": None, "floor_ratio": None, "probes": [],
+                         "gamma_rho": key[3] * steps(key[1], key[2], key[3])["gamma"],
+                         "note": "not computed: the run's time budget ended first"}
+    t_start = time.time()
     fr = None
     if kept_front is not None:
         fr = {**kept_front, "front_from": kept_front.get("front_from", resume.get("generated") if resume else None)}
-    for key in sorted((k for k in POINTS if k not in rows), key=lambda k: (k[0] * k[1], k[2])):  # cheap ones first
+    for key in sorted(todo, key=lambda k: (k[0] * k[1], k[2])):  # cheap ones first
+        if budget_s is not None and time.time() - t_start > budget_s:
+            break
         rows[key] = point(*key, prove=prove)
         print(json.dumps({k: v for k, v in rows[key].items() if k != "probes"}), file=sys.stderr, flush=True)
         if write_partial is not None:
@@ -397,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speedup", action="store_true", help="the speedup table instead of the C_0 table")
     ap.add_argument("--resume", action="store_true", help="C_0 table: keep the committed table's decided rows and its "
                     "front, compute the other points only")
+    ap.add_argument("--budget-s", type=float, default=None, metavar="S",
+                    help="C_0 table: start no new point after S wall seconds (the rest keep their rows or say 'not computed')")
     args = ap.parse_args(argv)
     from fedbounds.checks.runtime.install import evidence_path, refuse_unwritable
 
@@ -416,7 +430,10 @@ def main(argv: list[str] | None = None) -> int:
             except EvidenceError as exc:
                 print(f"error: --resume: {exc}", file=sys.stderr)
                 return 2
-        data = table(write_partial=target, resume=resume)
+        if args.budget_s is not None and not (math.isfinite(args.budget_s) and args.budget_s >= 0):
+            print(f"error: --budget-s must be a number >= 0, got {args.budget_s}", file=sys.stderr)
+            return 2
+        data = table(write_partial=target, resume=resume, budget_s=args.budget_s)
     if target is None:
         from fedbounds.checks.runtime.jsonsafe import json_safe
 

@@ -269,3 +269,21 @@ def test_resume_keeps_decided_rows_and_the_front_and_recomputes_the_rest(monkeyp
     assert keys == list(E.POINTS)
     assert out["rows"][keys.index(done)].get("old") is True
     assert out["front"]["tau_low"] == 0.125 and out["front"]["front_from"] == "then"
+
+
+def test_a_time_budget_leaves_rows_that_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no time left, nothing is computed: a committed undecided row stays as it was, a point never computed gets
+    a row saying 'not computed' (never a C_0), and the claim's text says the same."""
+    from fedbounds.theory.fednmap import theorem8_c0 as T8
+
+    monkeypatch.setattr(E, "point", lambda *a, **k: pytest.fail("computed a point with no time left"))
+    monkeypatch.setattr(E, "front", lambda *a, **k: {"tau_low": 0.1})
+    kept = {"n": 4, "Q": 2, "m": 1, "rho": 0.1, "C_0_min": None, "C_0_low": 0.0, "decided": False, "status": None,
+            "gamma_rho": 0.018, "floor_ratio": None, "probes": [{"C_0": 0.0, "outcome": "unknown"}]}
+    out = E.table(resume={"rows": [kept], "front": {"tau_low": 0.1}}, budget_s=0.0)
+    by = {(r["n"], r["Q"], r["m"], r["rho"]): r for r in out["rows"]}
+    assert by[(4, 2, 1, 0.1)] == kept and len(by) == len(E.POINTS)
+    other = by[(1, 1, 1, 0.1)]
+    assert other["C_0_min"] is None and other["decided"] is False and other["note"].startswith("not computed")
+    monkeypatch.setattr(T8, "table", lambda: out)
+    assert "(1, 1, 1, 0.0182): C_0 = not computed in the last run [no verdict]" in T8.table_text()
