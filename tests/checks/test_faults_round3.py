@@ -193,12 +193,38 @@ def _committed(name: str = "spep_replay.json") -> Path:
 
 
 @pytest.mark.parametrize("name", ["pep_evidence.json", "pep_c0_window.json", "spep_grid.json", "spep_speedup.json",
-                                  "spep_replay.json"])
+                                  "spep_replay.json", "theorem8_c0.json", "theorem8_speedup.json"])
 def test_every_committed_evidence_file_is_stamped(name: str) -> None:
-    from fedbounds.theory.core.evidence import SCHEMA_VERSION, load
+    from fedbounds.theory.core.evidence import FILES, SCHEMA_VERSION, load
 
     data = load(_committed(name))
     assert data["schema_version"] == SCHEMA_VERSION and len(data["content_sha256"]) == 64
+    assert _committed(name) in FILES  # and the restamping command and the survey before a check know it
+
+
+def test_the_theorem8_writer_stamps_what_it_writes(tmp_path: Path) -> None:
+    """existence's writer (both tables, and their partial writes) stamps: the loader takes its file as written."""
+    from fedbounds.checks.fednmap.spep.existence import _write
+    from fedbounds.theory.core.evidence import load
+
+    path = tmp_path / "theorem8_c0.json"
+    _write(path, {"rows": [{"n": 2, "K": float("inf")}], "command": "x"})
+    assert load(path)["rows"] == [{"n": 2, "K": "inf"}]
+
+
+@pytest.mark.parametrize("loader", ["table", "speedup"])
+def test_the_theorem8_loaders_refuse_a_damaged_table(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, loader: str) -> None:
+    """An edited Theorem 8 table is read as no rows, with the damage recorded (never as the edited rows)."""
+    from fedbounds.theory.core import evidence
+    from fedbounds.theory.fednmap import theorem8_c0 as T8
+
+    name = "theorem8_c0.json" if loader == "table" else "theorem8_speedup.json"
+    path = tmp_path / name
+    path.write_text(_committed(name).read_text(encoding="utf-8").replace('"Q": 1,', '"Q": 3,', 1), encoding="utf-8")
+    monkeypatch.setattr(evidence, "DAMAGED", {})
+    monkeypatch.setattr(T8, "TABLE_FILE" if loader == "table" else "SPEEDUP_FILE", path)
+    assert getattr(T8, loader)()["rows"] == []
+    assert "does not match its content_sha256" in evidence.damaged()[str(path)]
 
 
 def _damaged(tmp_path: Path, how: str) -> Path:
@@ -247,15 +273,18 @@ def test_stamping_is_what_the_loader_checks(tmp_path: Path) -> None:
     assert stamp([str(nan)]) == 2  # a generator cannot stamp NaN into evidence
 
 
+@pytest.mark.parametrize(("name", "claim"), [("spep_grid.json", "fednmap.spep.constant_36"),
+                                             ("theorem8_c0.json", "fednmap.spep.theorem8_existence"),
+                                             ("theorem8_speedup.json", "fednmap.spep.theorem8_existence")])
 def test_check_reports_claims_on_damaged_evidence_as_not_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+                                                                  capsys: pytest.CaptureFixture[str], name: str, claim: str) -> None:
     from fedbounds.theory.core import evidence
 
-    bad = _damaged(tmp_path, "truncated").rename(tmp_path / "spep_grid.json")
+    bad = _damaged(tmp_path, "truncated").rename(tmp_path / name)
     monkeypatch.setattr(evidence, "DAMAGED", {})
     monkeypatch.setattr(evidence, "FILES", (bad,))
     out = tmp_path / "out"
-    assert main(["check", "--claim", "fednmap.spep.constant_36", "--out", str(out), "--no-progress", "--jobs", "1"]) == 3
+    assert main(["check", "--claim", claim, "--out", str(out), "--no-progress", "--jobs", "1"]) == 3
     captured = capsys.readouterr()
     assert f"not checked: {bad}: committed evidence is damaged" in captured.err
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))

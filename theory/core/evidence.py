@@ -1,9 +1,9 @@
 """Committed evidence files: a schema version and a content hash, checked on every load.
 
 Each JSON evidence file under ``theory/<paper>/`` (the PEP grid, the C_0 window, the stochastic grid, its speedup
-table and replay) is the project's own data, written by a generator and never edited by hand. So that a truncated,
-emptied or hand-edited file is refused rather than read as fewer rows (or as nothing), each file's top-level object
-ends with two fields (README, "The error contract"):
+table and replay, Theorem 8's recovered-C_0 and speedup tables) is the project's own data, written by a generator
+and never edited by hand. So that a truncated, emptied or hand-edited file is refused rather than read as fewer rows
+(or as nothing), each file's top-level object ends with two fields (README, "The error contract"):
 
 - ``schema_version``: :data:`SCHEMA_VERSION`;
 - ``content_sha256``: the SHA-256 of the file's canonical content without this field (:func:`content_hash`).
@@ -37,7 +37,8 @@ _SCHEMA = "schema_version"
 _THEORY = Path(__file__).resolve().parents[1]
 #: every committed evidence file (the ones :func:`main` stamps)
 FILES: tuple[Path, ...] = tuple(_THEORY / "fednmap" / name for name in (
-    "pep_evidence.json", "pep_c0_window.json", "spep_grid.json", "spep_speedup.json", "spep_replay.json"))
+    "pep_evidence.json", "pep_c0_window.json", "spep_grid.json", "spep_speedup.json", "spep_replay.json",
+    "theorem8_c0.json", "theorem8_speedup.json"))
 #: file -> why it was refused, for every evidence file a tolerant load (:func:`load_or_record`) could not use
 DAMAGED: dict[str, str] = {}
 

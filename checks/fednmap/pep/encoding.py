@@ -90,6 +90,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from fedbounds.checks.pep.certificate import pep_builder
@@ -102,6 +103,7 @@ __all__ = [
     "build_pl_contraction_pep",
     "descent_check",
     "descent_coefficient",
+    "descent_proof",
     "descent_ratio",
     "gram_dimension",
     "largest_certified_step",
@@ -332,7 +334,7 @@ def _initial_corrections(problem: Any, n: int, mode: str, z0: Any) -> list[Any]:
 def build_lyapunov_pep(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, variant: str = "A", measure: str = "min", initial_correction: str = "zero",
-    budget: float = 1.0, margin_coef: float | None = None, symmetric: bool = False,
+    budget: float = 1.0, margin_coef: float | None = None, symmetric: bool = False, budget_row_scale: float = 1.0,
 ) -> Callable[[], tuple[Any, dict[str, Any]]]:
     """A builder (for :func:`fedbounds.checks.pep.solve.certify`) of measure (a); see the module docstring.
 
@@ -346,12 +348,17 @@ def build_lyapunov_pep(
     ``c{t}_{i}``, Expressions ``Fnor2_{t}``, ``lyap0``, ``lyap{T}``, ``decrease``, and the functions ``f{i}``
     and ``h`` (evaluated to their (x, gradient, value) triplets).
 
+    ``budget_row_scale``: the budget row is multiplied by this positive factor (the same feasible set and value; its
+    multiplier divided by it). 1 (default): the row as before. :func:`descent_proof` uses 1/budget, which keeps that
+    multiplier O(1) at small steps (it is the ratio w, of order 1/eta_hat, otherwise).
+
     ``symmetric``: label the leaves by client for :func:`fedbounds.checks.pep.symmetric.solve_symmetric`
     (``named["labels"]``); such a build is solved only in block form (the start's zero-sum gradients are imposed
     there), in the ratio form from zero corrections.
     """
     L, rho, gamma, eta_a, eta_s, n, Q, T = _check(L, rho, gamma, eta_a, eta_s, n, Q, T, variant, initial_correction)
     C_0, C_c, budget = _nonneg("C_0", C_0), _nonneg("C_c", C_c), _positive("budget", budget)
+    budget_row_scale = _positive("budget_row_scale", budget_row_scale)
     if margin_coef is not None:
         margin_coef = _positive("margin_coef", margin_coef)
     if measure not in ("min", "mean"):
@@ -394,7 +401,10 @@ def build_lyapunov_pep(
         if measure == "mean":
             fnor2 = [sum(fnor2[1:], fnor2[0]) / T]
         if margin_coef is None:
-            problem.set_initial_condition(lyap0 - lyapT <= budget)
+            if budget_row_scale == 1.0:
+                problem.set_initial_condition(lyap0 - lyapT <= budget)
+            else:
+                problem.set_initial_condition(budget_row_scale * (lyap0 - lyapT) <= budget_row_scale * budget)
             for m in fnor2:
                 problem.set_performance_metric(m)
         else:
@@ -507,6 +517,54 @@ def descent_check(
         first = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
                              budget=dT, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
     return first
+
+
+def descent_proof(
+    L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
+    C_0: float, C_c: float, descent_coef: float, claim: float = 0.5, variant: str = "A",
+) -> dict[str, Any]:
+    """An exact rational proof that the ratio w d T of :func:`descent_check` is <= ``claim`` (< 1: the descent with
+    room), found without a solver's optimum: the interior dual at the target ``claim`` (:func:`fedbounds.checks.pep.
+    certificate.prove`), then rounded and checked in exact arithmetic. ``{"status": "proved", "bound", "bound_exact",
+    "min_pivot", "seconds"}`` or ``{"status": "not proved"}`` (never a failure of the descent: a false claim is simply
+    not provable).
+
+    Why: at small steps (0.1x Theorem 5's printed eta_hat and below, n = 2, Q = 1) the ratio form's SDP is degenerate
+    for the solvers. Its multipliers are of order 1/eta_hat (the budget row) and 1/eta_hat^2 (the interpolation rows:
+    the descent is O(eta_hat) and rests on |grad f_i(x_1) - grad f_i(x_0)|^2 <= L^2 |x_1 - x_0|^2, an O(eta_hat^2)
+    row), and Clarabel fails or reports ``unbounded`` while SCS reports ``unbounded_inaccurate``; at 0.001x both say
+    ``unbounded``, a false reading (the parametric proof, :mod:`fedbounds.checks.fednmap.pep.parametric`, shows the
+    descent over the whole range). Rescaling the rows (1/eta_hat to 1/eta_hat^2), the objective or the budget, and a
+    Taylor basis for the function values did not make the solvers converge (docs/fednmap-reconstruction.md §10). What
+    works is to ask for a bound with room: with the budget row scaled by about 1/eta_hat the interior dual at ``claim``
+    is well posed, and the certificate's smallest pivot stays O(0.1 to 1) down to 0.001x. Which scale lets the
+    interior-dual solve succeed varies from point to point (measured: 1/eta_hat at 1x to 0.001x, 9/eta_hat not at
+    0.01x), so the scales 1/eta_hat, 0.1/eta_hat, 1/(d T) and 100/eta_hat are tried in turn; any verified
+    certificate proves the same claim (the rows are positive multiples of the PEP's).
+
+    The PEP proved is the zero-correction one: the free-correction PEP has the same value (the class, the algorithm
+    and the measure are invariant under the tilts f_i -> f_i + <a_i, .>, c_i -> c_i - a_i with sum_i a_i = 0, and
+    a_i = c_{i,0} maps any correction state to the zero one; fednmap.spep.encoding pins its corrections by the same
+    argument), but its tilt is a recession direction every dual lies on, which the exact restoration cannot round."""
+    from fedbounds.checks.pep.certificate import problem_of, prove
+    from fedbounds.checks.pep.verify_certificate import verify
+
+    d = _positive("descent_coef", descent_coef)
+    T = _int("T", T, 1)
+    claim = _positive("claim", claim)
+    t0 = time.process_time()
+    dT = d * T
+    eta_hat = eta_s * eta_a * Q
+    for scale in (1.0 / eta_hat, 0.1 / eta_hat, 1.0 / dT, 100.0 / eta_hat):
+        build = build_lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, "min", "zero", budget=dT,
+                                   budget_row_scale=scale)
+        cert = prove(problem_of(build), claim, [], widen=1)
+        if cert is not None:
+            s = verify(cert)
+            return {"status": "proved", "bound": float(Fraction(cert["bound"])), "bound_exact": cert["bound"],
+                    "budget_row_scale": scale, "min_pivot": None if s.get("min_pivot") is None else float(s["min_pivot"]),
+                    "seconds": round(time.process_time() - t0, 3)}
+    return {"status": "not proved", "seconds": round(time.process_time() - t0, 3)}
 
 
 def gram_dimension(n: int, Q: int, T: int, variant: str = "A", initial_correction: str = "zero") -> int:

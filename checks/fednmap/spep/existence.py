@@ -77,12 +77,16 @@ def rate(Q: int, m: int, rho: float, C_0: float, k: float = 1.0, mu: float = MU)
 
 
 def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = MU,
-          family: str = "merit", prove: bool = False, second: bool = True) -> dict[str, Any]:
+          family: str = "merit", prove: bool = False, second: bool = True, room: float | None = None) -> dict[str, Any]:
     """K*(tau eta_hat) at the point: ``status`` proved / certified / unbounded / inconclusive, ``K`` (the proved bound
     when proved, else the certified value; +inf when unbounded), the solvers' values, statuses and gaps, and ``proof``
     (file, exact bound, smallest LDL pivot, verify seconds). ``prove``: make and store a certificate when none is.
     ``second=False``: no SCS run where no certificate decides; Clarabel's optimal value is then returned with status
-    ``single solver`` (evidence, never counted as certified)."""
+    ``single solver`` (evidence, never counted as certified).
+
+    ``room``: the largest K the caller's claim allows (Theorem 8: the printed floor times the rate). Where no
+    certificate of Clarabel's value is found (or Clarabel is not optimal), a looser bound below ``room`` is proved
+    instead (:func:`_exact`); ``K`` is then that proved bound, an upper bound on K*, not K* itself."""
     import os
 
     p = steps(Q, m, rho, k)
@@ -95,8 +99,10 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     proof = None
     cert = searched_noise(*args, symmetric=sym, scales=[1.0], solvers=("CLARABEL",))
     run = cert.runs[0]
-    if run.optimal and run.dual is not None and run.multipliers is not None and n <= 8:
-        proof = _exact(build_search_spep(*args, symmetric=sym), run.dual, run.multipliers, make)
+    if n <= 8 and ((run.optimal and run.dual is not None and run.multipliers is not None) or room is not None):
+        ok = run.optimal and run.dual is not None and run.multipliers is not None
+        proof = _exact(build_search_spep(*args, symmetric=sym), run.dual if ok else None, run.multipliers if ok else None,
+                       make, room)
     if (proof is None or proof.get("status") != "proved") and second:
         cert = searched_noise(*args, symmetric=sym, scales=[1.0])
     rec: dict[str, Any] = {"values": dict(cert.values), "statuses": dict(cert.statuses),
@@ -118,9 +124,14 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     return rec
 
 
-def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, Any] | None:
+def _exact(build: Any, value: float | None, multipliers: Any, make: bool, room: float | None = None) -> dict[str, Any] | None:
     """The stored exact certificate of ``build``'s PEP (re-verified, with its smallest pivot), or, with ``make``, a new
-    one proved from ``multipliers`` and stored. None when neither."""
+    one proved from ``multipliers`` and stored. None when neither.
+
+    With ``room`` (the largest bound the claim allows), when Clarabel's ``value`` itself cannot be proved, looser
+    targets are tried: 1.1 and 2 times the value (while below ``room``), then ``room``/2 from the interior dual alone
+    (no solver optimum needed: the dual of a bound with room is strictly feasible, where the optimum's is on a face).
+    The certificate then proves that looser bound; ``target`` records which was proved."""
     import os
 
     from fedbounds.checks.pep.certificate import (
@@ -128,6 +139,7 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
         _exact_problem,
         _write,
         check_stored,
+        describe,
         load,
         problem_of,
         prove,
@@ -148,14 +160,26 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
         pb, path = pbx, stored(pbx.digest)
         cert = load(path)
     elif make:
-        cert = prove(pb, value, [multipliers])
-        if cert is None and pbx is not None:
-            cert = prove(pbx, value, [multipliers])
+        targets = [] if value is None else [("value", value)]
+        if room is not None and room > 0:
+            targets += [(f"{f:g} x value", f * value) for f in (1.1, 2.0) if value is not None and f * value < room]
+            targets.append(("room/2", room / 2))
+        for what, target in targets:
+            starts = [multipliers] if multipliers is not None else []
+            cert = prove(pb, target, starts)
+            if cert is None and pbx is not None:
+                cert = prove(pbx, target, starts)
+                if cert is not None:
+                    pb, path = pbx, stored(pbx.digest)
+                    cert["problem"]["data"] = "exact"
             if cert is not None:
-                pb, path = pbx, stored(pbx.digest)
-                cert["problem"]["data"] = "exact"
+                cert["target"] = what
+                break
         if cert is None:
-            return {"status": "not proved: no exact certificate found", "hash": pb.digest}
+            return {"status": "not proved: no exact certificate found", "hash": pb.digest,
+                    "targets": [w for w, _ in targets]}
+        if (desc := describe(build)) is not None:  # self-contained: the file names the problem it proves
+            cert["problem"].update(desc)
         _write(path, cert)
     else:
         return None
@@ -165,7 +189,8 @@ def _exact(build: Any, value: float, multipliers: Any, make: bool) -> dict[str, 
     return {"status": "proved", "bound": float(s["bound"]), "bound_exact": str(s["bound"]), "file": path.name,
             "rows": s["rows"], "min_pivot": float(s["min_pivot"]) if s["min_pivot"] is not None else None,
             "max_denominator": s["max_denominator"], "verify_seconds": round(s["seconds"], 4),
-            "seconds_to_prove": cert.get("seconds_to_prove"), "data": cert.get("problem", {}).get("data", "binary64")}
+            "seconds_to_prove": cert.get("seconds_to_prove"), "data": cert.get("problem", {}).get("data", "binary64"),
+            "target": cert.get("target", "value")}
 
 
 def _holds(rec: dict[str, Any], r: float, floor: float) -> str:
@@ -181,14 +206,15 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
                 c0_max: float = 64.0, rel: float = 0.05) -> dict[str, Any]:
     """The smallest C_0 >= 0 meeting the theorem at the point (module docstring): 0 when C_0 = 0 meets; else a
     bisection on [0, c0_max] to ``rel`` with both ends (the upper end meets, the lower end does not); undecided probes
-    narrow nothing and are listed."""
+    narrow nothing and are listed (``undecided``: their C_0; the bisection stops at the first). ``decided``: no probe
+    was undecided and the window (C_0_low, C_0_min] is within ``rel`` (or no C_0 up to c0_max meets, every probe failing)."""
     floor = printed_floor(n, Q, m, rho, k)
     eta_hat = steps(Q, m, rho, k)["eta_hat"]
     probes = []
 
     def probe(c0: float) -> tuple[str, dict[str, Any]]:
         r = rate(Q, m, rho, c0, k)
-        rec = solve(n, Q, r / eta_hat, m, rho, k, prove=prove)
+        rec = solve(n, Q, r / eta_hat, m, rho, k, prove=prove, room=floor * r)
         out = _holds(rec, r, floor)
         probes.append({"C_0": c0, "tau": r / eta_hat, "outcome": out, **rec})
         return out, rec
@@ -198,7 +224,7 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
               "eta_hat": eta_hat, "printed_floor": floor}
     if out0 == "meets":
         r0 = rate(Q, m, rho, 0.0, k)
-        return {**result, "C_0_min": 0.0, "C_0_low": 0.0, "status": rec0["status"], "K": rec0["K"],
+        return {**result, "C_0_min": 0.0, "C_0_low": 0.0, "decided": True, "undecided": [], "status": rec0["status"], "K": rec0["K"],
                 "floor_ratio": rec0["K"] / r0 / floor, "probes": probes}
     lo, hi = 0.0, None
     c = 1.0
@@ -220,7 +246,10 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
         else:
             break
     best = next((p for p in probes if p["C_0"] == hi), None)
-    return {**result, "C_0_min": hi, "C_0_low": lo, "status": None if best is None else best["status"],
+    undecided = [p["C_0"] for p in probes if p["outcome"] == "unknown"]
+    decided = not undecided and (hi is None or hi - lo <= rel * hi)
+    return {**result, "C_0_min": hi, "C_0_low": lo, "decided": decided, "undecided": undecided,
+            "status": None if best is None else best["status"],
             "K": None if best is None else best["K"],
             "floor_ratio": None if best is None else best["K"] / (best["tau"] * eta_hat) / floor, "probes": probes}
 
@@ -265,15 +294,56 @@ def point(n: int, Q: int, m: int, rho: float, k: float = 1.0, prove: bool = Fals
     return row
 
 
-def table(prove: bool = True, write_partial: Path | None = None) -> dict[str, Any]:
-    """The recovered-C_0 table over :data:`POINTS` (Theorem 5's printed steps) and the front at (2, 1, 1, 0.1)."""
-    rows = []
-    for n, Q, m, rho in POINTS:
-        rows.append(point(n, Q, m, rho, prove=prove))
-        print(json.dumps({k: v for k, v in rows[-1].items() if k != "probes"}), file=sys.stderr, flush=True)
+def _decided(row: dict[str, Any]) -> bool:
+    """Whether a committed row is final: its own ``decided`` flag, or (rows written before the flag) C_0 = 0 proved."""
+    if "decided" in row:
+        return bool(row["decided"])
+    return row.get("C_0_min") == 0 and row.get("status") in ("proved", "certified")
+
+
+def table(prove: bool = True, write_partial: Path | None = None, resume: dict[str, Any] | None = None,
+          budget_s: float | None = None) -> dict[str, Any]:
+    """The recovered-C_0 table over :data:`POINTS` (Theorem 5's printed steps) and the front at (2, 1, 1, 0.1).
+
+    ``resume``: a committed table; its decided rows (:func:`_decided`) are kept as they are and only the others (and
+    the points it lacks) are computed; its front is kept too (``front_from`` records the run it came from). An
+    undecided row stays as committed until its point is recomputed. ``budget_s``: no new point is started after this
+    many wall seconds; a point left out has a row saying so (``C_0_min`` None, ``decided`` False, ``note``). Every
+    partial write holds all the rows known so far, in :data:`POINTS` order."""
+    old = {(r["n"], r["Q"], r["m"], r["rho"]): r for r in (resume or {}).get("rows", [])}
+    kept_front = (resume or {}).get("front")
+    rows: dict[tuple[int, int, int, float], dict[str, Any]] = {}
+
+    def ordered() -> list[dict[str, Any]]:
+        return [rows[p] for p in POINTS if p in rows]
+
+    def wrap(fr: dict[str, Any] | None) -> dict[str, Any]:
+        out = _wrap(ordered(), fr, "table")
+        if resume is not None:
+            out["resumed_from"] = resume.get("generated")
+        return out
+
+    todo = [k for k in POINTS if not (k in old and _decided(old[k]))]
+    for key in POINTS:
+        if key in old:
+            rows[key] = old[key]
+        else:
+            rows[key] = {"n": key[0], "Q": key[1], "m": key[2], "rho": key[3], "C_0_min": None, "C_0_low": None,
+                         "decided": False, "status": None, "K": None, "floor_ratio": None, "probes": [],
+                         "gamma_rho": key[3] * steps(key[1], key[2], key[3])["gamma"],
+                         "note": "not computed: the run's time budget ended first"}
+    t_start = time.time()
+    fr = None
+    if kept_front is not None:
+        fr = {**kept_front, "front_from": kept_front.get("front_from", resume.get("generated") if resume else None)}
+    for key in sorted(todo, key=lambda k: (k[0] * k[1], k[2])):  # cheap ones first
+        if budget_s is not None and time.time() - t_start > budget_s:
+            break
+        rows[key] = point(*key, prove=prove)
+        print(json.dumps({k: v for k, v in rows[key].items() if k != "probes"}), file=sys.stderr, flush=True)
         if write_partial is not None:
-            _write(write_partial, _wrap(rows, None, "table"))
-    return _wrap(rows, front(2, 1, prove=prove), "table")
+            _write(write_partial, wrap(fr))
+    return wrap(fr if fr is not None else front(2, 1, prove=prove))
 
 
 def speedup_table(tau: float = 2 * MU / 9, k: float = 1.0, write_partial: Path | None = None, cpu_cap: float = 300.0,
@@ -324,16 +394,23 @@ def _wrap(rows: list[dict[str, Any]], fr: dict[str, Any] | None, kind: str) -> d
 
 
 def _write(target: Path, data: dict[str, Any]) -> None:
+    """``data`` written atomically to ``target``, stamped as committed evidence (schema version and content hash,
+    :func:`fedbounds.theory.core.evidence.stamp_text`), so that its loaders can refuse a damaged file."""
     from fedbounds.checks.runtime.install import write_atomic
     from fedbounds.checks.runtime.jsonsafe import json_safe
+    from fedbounds.theory.core.evidence import stamp_text
 
-    write_atomic(target, json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n")
+    write_atomic(target, stamp_text(json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n"))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep.existence", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (or, with --speedup, {SPEEDUP})")
     ap.add_argument("--speedup", action="store_true", help="the speedup table instead of the C_0 table")
+    ap.add_argument("--resume", action="store_true", help="C_0 table: keep the committed table's decided rows and its "
+                    "front, compute the other points only")
+    ap.add_argument("--budget-s", type=float, default=None, metavar="S",
+                    help="C_0 table: start no new point after S wall seconds (the rest keep their rows or say 'not computed')")
     args = ap.parse_args(argv)
     from fedbounds.checks.runtime.install import evidence_path, refuse_unwritable
 
@@ -344,7 +421,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.speedup:  # the printed steps (exact certificates up to n = Q = 4; SCS is inaccurate there), then 16x (two solvers)
         data = {"k=1": speedup_table(k=1.0, write_partial=target)}
     else:
-        data = table(write_partial=target)
+        resume = None
+        if args.resume:
+            from fedbounds.theory.core.evidence import EvidenceError, load
+
+            try:
+                resume = load(evidence_path(TARGET))
+            except EvidenceError as exc:
+                print(f"error: --resume: {exc}", file=sys.stderr)
+                return 2
+        if args.budget_s is not None and not (math.isfinite(args.budget_s) and args.budget_s >= 0):
+            print(f"error: --budget-s must be a number >= 0, got {args.budget_s}", file=sys.stderr)
+            return 2
+        data = table(write_partial=target, resume=resume, budget_s=args.budget_s)
     if target is None:
         from fedbounds.checks.runtime.jsonsafe import json_safe
 

@@ -1,0 +1,35 @@
+"""The deterministic descent at (n, Q) = (2, 1) below Theorem 5's printed step, where the solvers cannot read it
+(checks/fednmap/pep/encoding.py, ``descent_proof``; docs/fednmap-reconstruction.md §10)."""
+
+from __future__ import annotations
+
+import pytest
+from fedbounds.checks.fednmap.pep.encoding import descent_coefficient, descent_proof, theorem5_steps
+
+RHO = 1 / 11  # the parametric proof's point (fedbounds.checks.fednmap.pep.parametric): gamma = 11/60
+
+
+def _at(k: float) -> tuple[dict[str, float], float]:
+    st = theorem5_steps(1.0, RHO, 1)
+    eta_hat = st["eta_s"] * k * st["eta_a"]
+    return {"L": 1.0, "rho": RHO, "gamma": st["gamma"], "eta_a": k * st["eta_a"], "eta_s": st["eta_s"], "n": 2, "Q": 1,
+            "T": 1, "C_0": 1.0, "C_c": 1.0}, eta_hat
+
+
+@pytest.mark.parametrize("k", [0.01, 0.001])
+def test_the_descent_is_proved_where_the_solvers_read_unbounded(k: float) -> None:
+    """At 0.01x and 0.001x the printed step, descent_check's solvers fail or read unbounded; the exact certificate at a
+    bound with room proves w d T <= 1/2, i.e. the descent eta_hat/9 holds (d = eta_hat/9 from the theory layer)."""
+    args, eta_hat = _at(k)
+    out = descent_proof(**args, descent_coef=descent_coefficient(eta_hat), claim=0.5)
+    assert out["status"] == "proved" and out["bound"] <= 0.5 + 1e-6
+    assert out["min_pivot"] > 1e-3  # conditioned: the pivot does not shrink with eta_hat
+
+
+def test_a_false_descent_is_not_proved() -> None:
+    """Control, changed: the descent coefficient. The worst descent at 0.01x is about 0.8 eta_hat (Clarabel at 0.1x:
+    w d T = 0.1389 for d = eta_hat/9), so a claimed descent of eta_hat has w d T about 1.25: a proof of <= 1 must not
+    exist, and none is found."""
+    args, eta_hat = _at(0.01)
+    assert descent_proof(**args, descent_coef=eta_hat, claim=1.0)["status"] == "not proved"
+    assert descent_proof(**args, descent_coef=eta_hat / 2, claim=1.0)["status"] == "proved"  # 0.5 eta_hat: room again
