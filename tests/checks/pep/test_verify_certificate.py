@@ -255,15 +255,16 @@ def test_the_command_line_refuses_in_one_line_without_a_traceback(tmp_path: Path
 # bounded arithmetic: a file within the parser's caps is still decided in seconds
 # ------------------------------------------------------------------------------------------------------------------
 def _hostile_arithmetic(points: int = 512, digits: int = 2000) -> dict:
-    """512 points, multipliers 1/q with q of 2000 digits, a dense Gram block on the first 192: the sums of sum y_k A_k
-    carry the product of the q's, and the exact LDL^T of such a dense matrix would take hours."""
+    """512 points, multipliers 1/q with q of 2000 digits, a dense PSD Gram block on the first 192 points (60-digit
+    coefficients, a dominant diagonal), the value part cancelling: a valid-looking file whose sums carry the product
+    of the q's and whose exact LDL^T, a dense 192 x 192 one, would take hours."""
     import random
 
     rnd = random.Random(7)
     q = [str(rnd.randrange(10 ** (digits - 1), 10**digits) | 1) for _ in range(2)]
-    dense = [[i, j, str(rnd.randrange(1, 10))] for i in range(192) for j in range(i, 192)]
+    dense = [[i, j, str(10**63 if i == j else rnd.randrange(10**59, 10**60))] for i in range(192) for j in range(i, 192)]
     rows = [{"kind": "inequality", "y": f"1/{q[0]}", "gram": [[0, 0, "1"]], "values": [], "constant": "0"},
-            {"kind": "inequality", "y": f"1/{q[1]}", "gram": dense, "values": [[0, "1"]], "constant": "0"}]
+            {"kind": "inequality", "y": f"1/{q[1]}", "gram": dense, "values": [[0, q[1]]], "constant": "0"}]
     return {"format": V.FORMAT, "points": points, "values": 1, "objective": 0, "bound": "0", "rows": rows}
 
 

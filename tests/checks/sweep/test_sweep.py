@@ -341,3 +341,16 @@ def test_report_refuses_a_spec_whose_default_store_another_spec_wrote(
     assert not any(p.name.endswith("-report") for p in store.parent.iterdir())
     with Store(store, readonly=True) as st:  # the store itself is sound and holds the writer's cells
         assert st.fingerprint() == writer.fingerprint and st.count() == 2
+
+
+@pytest.mark.slow
+def test_a_local_dask_cluster_sweep_prints_nothing_of_dasks_own(synth: Path) -> None:
+    """``--workers 2`` (a local Dask cluster): stderr holds the progress lines only, not the workers' heartbeat
+    errors and tracebacks when the cluster shuts down."""
+    spec_path = synth / "s.toml"
+    spec_path.write_text(_spec_text())
+    run = subprocess.run([sys.executable, "-m", "fedbounds.checks.cli", "sweep", str(spec_path), "--store", str(synth / "d.sqlite"),
+                          "--workers", "2", "--limit", "4"], capture_output=True, text=True, timeout=300, cwd=synth)
+    assert run.returncode == 0, run.stderr[-2000:]
+    noise = [ln for ln in run.stderr.splitlines() if "distributed" in ln or "Traceback" in ln or " - ERROR - " in ln]
+    assert not noise, run.stderr[-3000:]
