@@ -218,6 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
     os.environ["MPLBACKEND"] = "Agg"
+    from fedbounds.checks.runtime.mplconfig import ensure_mplconfigdir
+
+    ensure_mplconfigdir()  # an unusable $MPLCONFIGDIR: a private one, not matplotlib's two warnings
     _one_blas_thread_under_a_limit()
     previous_term = _install(signal.SIGTERM, _on_sigterm)
     if console:

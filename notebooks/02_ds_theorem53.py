@@ -315,7 +315,7 @@ plt.show()
 #
 # | statement | status | numbers |
 # |---|---|---|
-# | Theorem 5.3, $\liminf\mathbb E\|\nabla F\|^2=0$ | verbatim; needs $r\ge r_0$ and $F^\star>-\infty$ (errata) | decaying run falls below the constant-step plateau |
+# | Theorem 5.3, $\liminf\mathbb E\Vert\nabla F\Vert^2=0$ | verbatim; needs $r\ge r_0$ and $F^\star>-\infty$ (errata) | decaying run falls below the constant-step plateau |
 # | A4(i) for $c/(r+1)^\alpha$ iff $\frac12<\alpha\le1$ | verbatim (p-series) | sympy's convergence tests |
 # | $\min_{r_0\le r\le R}\le4(\Delta_{r_0}+\sum\Xi_r)/\sum\eta_r=O(R^{-(1-\alpha)})$ | derived | running minimum of the decaying run |
 # | constant step: $\frac{1}{R}\sum\le\frac{4\Delta_0}{\eta R}+6L_F\sigma^2\eta+5C_eK_e^2\gamma^2$ | derived (reconstruction of the "noise floor") | running average and plateau |

@@ -372,5 +372,5 @@ print("(z - prox z)/gamma is in d phi(prox z) at 2000 random points")
 # | $\hat\eta=\eta_s\eta_aQ$; gradient at $\mathrm{prox}(z^\ell_{i,t})$ | reconstructed | (the engine implements this reading) |
 # | compact form; $c_{i,t}=\bar g_{t-1}-\bar g_{i,t-1}$; $z_{t+1}=z_t-\hat\eta(\bar g_t+v_t)$ | derived | symbolic run; engine runs ($\sum_ic_i=0$, $Q=1$ identity) |
 # | exact fixed point under heterogeneity | derived | exact-gradient runs; $c_i\to\nabla f(x^\star)-\nabla f_i(x^\star)$ |
-# | $(1-\gamma\rho)\|\mathrm F_{\rm nat}(\mathrm{prox}\,z)\|\le\gamma\|\mathrm F_{\rm nor}(z)\|$ | left side verbatim, right side reconstructed and proved (derived) | sympy; random points; stochastic trajectories |
+# | $(1-\gamma\rho)\Vert\mathrm F_{\rm nat}(\mathrm{prox}\,z)\Vert\le\gamma\Vert\mathrm F_{\rm nor}(z)\Vert$ | left side verbatim, right side reconstructed and proved (derived) | sympy; random points; stochastic trajectories |
 # | $\mathrm F_{\rm nor}(z)\in\partial\psi(\mathrm{prox}\,z)$ | derived | sympy; $\ell_1$ subgradient test |

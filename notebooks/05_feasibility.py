@@ -243,9 +243,15 @@ plt.show()
 # %%
 from fedbounds.checks.report.feasibility_plot import plot_region, region_margins  # imported late: it selects the Agg backend
 
-outdir = Path(tempfile.mkdtemp())
-display(Image(filename=str(plot_region(res, ("eta_a", "eta_s"), outdir / "fednmap_eta_a_eta_s.png"))))
-display(Image(filename=str(plot_region(res, ("gamma", "eta_hat"), outdir / "fednmap_gamma_eta_hat.png"))))
+
+def show_region(result, axes):
+    """Draw the region into a temporary folder, removed at once, and show the PNG inline (nothing is left behind)."""
+    with tempfile.TemporaryDirectory() as folder:
+        display(Image(data=plot_region(result, axes, Path(folder) / "region.png").read_bytes()))
+
+
+show_region(res, ("eta_a", "eta_s"))
+show_region(res, ("gamma", "eta_hat"))
 # the chosen point is inside every margin; the practitioner's point is outside one
 margins = region_margins(res, ("eta_a", "eta_s"))
 sx, sy = res.region_symbols["eta_a"], res.region_symbols["eta_s"]
@@ -325,7 +331,7 @@ assert avg.max() <= res_ds.guarantee.total
 res_53 = feasibility("ds.theorem5_3", ds_constants, params={"alpha": 0.6})
 conditions_table(res_53)
 guarantee_table(res_53)
-display(Image(filename=str(plot_region(res_53, ("eta", "gamma_r"), outdir / "ds_eta_gamma.png"))))
+show_region(res_53, ("eta", "gamma_r"))
 eta_bound = next(c for c in res_53.conditions if c.name == "A4(iv)").bound
 assert math.isclose(eta_bound, evaluate(dcore.eta_max_smooth, {"L_F": res_53.step_sizes["L_F"]}), rel_tol=1e-12)
 

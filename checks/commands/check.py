@@ -293,13 +293,13 @@ def run(args: argparse.Namespace) -> int:
     limits()  # FEDBOUNDS_SOLVER_SECONDS / _MEMORY: a malformed one is bad input before anything runs, not a claim's error
     profile = get_profile(args.profile)
     jobs = int(getattr(args, "jobs", 1))
-    early = announce(args.claim, profile.name, jobs)  # the first line, before the registry's heavy imports
-    specs = selected_checks(args.claim)
-    if not early:
-        announce(args.claim, profile.name, jobs, [s.check_id for s in specs])
     out = Path(args.out)
-    tmp = prepare_out(out)
+    tmp = prepare_out(out)  # an unusable --out is refused alone, before the first line says what would run
     try:
+        early = announce(args.claim, profile.name, jobs)  # the first line, before the registry's heavy imports
+        specs = selected_checks(args.claim)
+        if not early:
+            announce(args.claim, profile.name, jobs, [s.check_id for s in specs])
         return _run(args, profile, specs, out, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -144,7 +144,9 @@ def resolve_store(text: str) -> Path:
 
     with Store(store, readonly=True) as st:  # a store renamed or copied over: its recorded spec must be this one
         held = st.fingerprint()
+        writers = sorted({name for name, _ in st.specs()}) if held is not None and held != spec.fingerprint else []
     if held is not None and held != spec.fingerprint:
-        raise ValueError(f"store {str(store)!r} was written by another spec (fingerprint {held[:12]}); spec {spec.name!r} "
+        by = f"spec {', '.join(map(repr, writers))}" if writers else "another spec"
+        raise ValueError(f"store {str(store)!r} was written by {by} (fingerprint {held[:12]}); spec {spec.name!r} "
                          f"is {spec.fingerprint[:12]}: the report would describe the other spec's cells")
     return store

@@ -37,7 +37,11 @@ Bounded input. Regular files only (a FIFO or a device is refused without being o
 :data:`MAX_FILE_BYTES` read and :data:`MAX_JSON_BYTES` decompressed, nesting at most :data:`MAX_DEPTH`, every
 number a string "p" or "p/q" of at most :data:`MAX_DIGITS` digits per part (no exponents: "1e100000000" is refused,
 not computed), ``points`` an integer in 1..:data:`MAX_POINTS` and ``values`` in 1..:data:`MAX_VALUES`, checked
-before anything is allocated.
+before anything is allocated. Bounded arithmetic: at most :data:`MAX_TOTAL_DIGITS` digits in all the numbers
+(counted before any arithmetic), every running sum within :data:`MAX_SUM_BITS` bits (checked as it grows), and the
+LDL^T's predicted work (:func:`ldlt_work`) within :data:`MAX_LDLT_WORK` (checked before it starts). Each cap is
+sized from the committed store with room to spare, and a file past one is refused (exit 2), so that every file is
+decided in seconds.
 
 Run ``python -m fedbounds.checks.pep.verify_certificate [--rows-only] FILE...``: one line per file, exit 0 when every
 file verifies, 1 when one does not prove its bound (or is not of its stated problem), 2 on an unreadable or
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import re
 import stat
@@ -58,8 +63,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_FILE_BYTES", "MAX_JSON_BYTES", "MAX_POINTS", "MAX_VALUES", "CertificateError",
-           "Unreadable", "ldlt_psd", "load", "main", "verify", "verify_file"]
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_FILE_BYTES", "MAX_JSON_BYTES", "MAX_LDLT_WORK", "MAX_POINTS", "MAX_SUM_BITS",
+           "MAX_TOTAL_DIGITS", "MAX_VALUES", "CertificateError", "Unreadable", "ldlt_psd", "ldlt_work", "load", "main", "verify",
+           "verify_file"]
 
 FORMAT = "fedbounds-pep-certificate/1"
 
@@ -76,6 +82,15 @@ MAX_DIGITS = 2000
 MAX_POINTS = 512
 #: the number of function values (the store's largest: 51)
 MAX_VALUES = 100_000
+#: digits of all the file's numbers together, checked before any arithmetic (the store's largest: 3,439,753)
+MAX_TOTAL_DIGITS = 8_000_000
+#: bits of any running sum (an entry of sum y_k A_k, of sum y_k a_k, or the value), checked as it grows (the
+#: store's largest: 465): the sums' cost stays linear in the file
+MAX_SUM_BITS = 8192
+#: the exact LDL^T's work as :func:`ldlt_work` predicts it, checked before the elimination (the store's largest:
+#: 7.2e10, 82 points of 135 bits, 5.4 s of CPU at load 6 on 2 cores; about 1e-10 s per unit there), so that a file
+#: within every cap is decided in seconds, not hours
+MAX_LDLT_WORK = 1.5e11
 
 _NUMBER = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 _JSON_NAMES = {list: "array", type(None): "null", str: "string", int: "number", float: "number", bool: "boolean"}
@@ -123,19 +138,45 @@ def _size(cert: dict[str, Any], key: str, cap: int) -> int:
     return v
 
 
-def ldlt_psd(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
+def ldlt_work(points: int, bits: int) -> float:
+    """The predicted cost of :func:`ldlt_psd` on a ``points`` x ``points`` matrix of integers of ``bits`` bits:
+    step k updates (points - k)^2 entries, each a minor of order k of at most k (bits + log2 points) bits (Hadamard's
+    bound), at the cost of a product of that size (exponent 1.585, Karatsuba's)."""
+    size = bits + math.log2(points + 1)
+    return float(sum((points - k) ** 2 * (k * size) ** 1.585 for k in range(1, points)))
+
+
+def _integer_form(S: list[list[Fraction]]) -> tuple[list[list[int]], int]:
+    """(L S as integers, L): L the least common multiple of the denominators (L > 0: L S is PSD iff S is)."""
+    L = 1
+    for row in S:
+        for x in row:
+            L = L * x.denominator // math.gcd(L, x.denominator)
+    return [[x.numerator * (L // x.denominator) for x in row] for row in S], L
+
+
+def ldlt_psd(S: list[list[Fraction]], max_work: float | None = None) -> tuple[bool, list[Fraction]]:
     """Exact PSD test of a symmetric rational matrix by LDL^T with symmetric (largest diagonal) pivoting.
 
     At each step the largest remaining diagonal entry d is the pivot: d < 0 means not PSD; d = 0 means every
     remaining entry must be 0 (a PSD matrix with a zero diagonal entry has a zero row); d > 0 eliminates its row and
-    column (Schur complement). Returns (is PSD, the pivots used)."""
+    column (Schur complement). The elimination runs on L S in integers, fraction-free (Bareiss 1968: each entry after
+    a step is a minor, an exact quotient by the previous pivot; the true Schur complement is it divided by that
+    positive pivot, so signs and the pivot order are the same). Returns (is PSD, the pivots used, as rationals).
+    With ``max_work``, a matrix whose :func:`ldlt_work` exceeds it is refused (:class:`Unreadable`) before work."""
     n = len(S)
-    A = [row[:] for row in S]
     for i in range(n):
-        if len(A[i]) != n or any(A[i][j] != A[j][i] for j in range(n)):
+        if len(S[i]) != n or any(S[i][j] != S[j][i] for j in range(n)):
             raise CertificateError("the residual matrix is not symmetric")
+    A, L = _integer_form(S)
+    if max_work is not None and n > 1:
+        bits = max((abs(x).bit_length() for row in A for x in row), default=0)
+        if ldlt_work(n, bits) > max_work:
+            raise Unreadable(f"the exact LDL^T of a {n} x {n} residual of {bits}-bit integers would exceed the work "
+                             f"budget ({ldlt_work(n, bits):.3g} > {max_work:.3g})")
     alive = list(range(n))
     pivots: list[Fraction] = []
+    prev = 1
     while alive:
         p = max(alive, key=lambda i: A[i][i])
         d = A[p][p]
@@ -143,18 +184,46 @@ def ldlt_psd(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
             return False, pivots
         if d == 0:
             return all(A[i][j] == 0 for i in alive for j in alive), pivots
-        pivots.append(d)
+        pivots.append(Fraction(d, prev * L))
         alive.remove(p)
         row = A[p]
         for i in alive:
-            if row[i] == 0:
-                continue
-            f = row[i] / d
-            Ai = A[i]
+            Ai, ri = A[i], row[i]
             for j in alive:
-                if row[j] != 0:
-                    Ai[j] -= f * row[j]
+                if j >= i:
+                    Ai[j] = (d * Ai[j] - ri * row[j]) // prev
+                else:
+                    Ai[j] = A[j][i]
+        prev = d
     return True, pivots
+
+
+def _capped(x: Fraction, what: str) -> Fraction:
+    """``x``, a running sum, unless it has outgrown :data:`MAX_SUM_BITS` (:class:`Unreadable`)."""
+    if x.numerator.bit_length() > MAX_SUM_BITS or x.denominator.bit_length() > MAX_SUM_BITS:
+        raise Unreadable(f"{what} grows past {MAX_SUM_BITS} bits (the arithmetic is bounded)")
+    return x
+
+
+def _digits(x: Any) -> int:
+    """Decimal digits of a number of the file (a string as written; an integer about 0.3 per bit)."""
+    if isinstance(x, str):
+        return len(x)
+    return x.bit_length() * 3 // 10 + 1 if isinstance(x, int) and not isinstance(x, bool) else 0
+
+
+def _total_digits(rows: list[Any]) -> int:
+    """The digits of every number in the rows, counted before any arithmetic."""
+    total = 0
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
+        total += _digits(row.get("y")) + _digits(row.get("constant"))
+        for key, width in (("gram", 3), ("values", 2)):
+            entries = row.get(key)
+            if isinstance(entries, list):
+                total += sum(_digits(e[-1]) for e in entries if isinstance(e, list) and len(e) == width)
+    return total
 
 
 def verify(cert: dict[str, Any]) -> dict[str, Any]:
@@ -172,6 +241,9 @@ def verify(cert: dict[str, Any]) -> dict[str, Any]:
         raise Unreadable("'rows' must be a list")
     if not (0 <= obj < nval):
         raise CertificateError(f"objective index {obj} outside the {nval} values")
+    digits = _total_digits(rows)
+    if digits > MAX_TOTAL_DIGITS:
+        raise Unreadable(f"its numbers hold {digits} digits in all, more than {MAX_TOTAL_DIGITS} (the arithmetic is bounded)")
     S = [[Fraction(0)] * npts for _ in range(npts)]
     Fsum = [Fraction(0)] * nval
     V = Fraction(0)
@@ -193,24 +265,23 @@ def verify(cert: dict[str, Any]) -> dict[str, Any]:
             if not (0 <= i <= j < npts):
                 raise CertificateError(f"row {r}: Gram entry ({i}, {j}) outside 0 <= i <= j < {npts}")
             if i == j:
-                S[i][i] += y * c
+                S[i][i] = _capped(S[i][i] + y * c, f"entry ({i}, {i}) of sum y_k A_k")
             else:
-                S[i][j] += y * c / 2
-                S[j][i] += y * c / 2
+                S[i][j] = S[j][i] = _capped(S[i][j] + y * c / 2, f"entry ({i}, {j}) of sum y_k A_k")
         for e in row["values"]:
             if not isinstance(e, list) or len(e) != 2:
                 raise Unreadable(f"row {r}: a value entry is not [k, c]")
             k, c = _index(e[0], "a value index"), e[1]
             if not (0 <= k < nval):
                 raise CertificateError(f"row {r}: value index {k} outside 0..{nval - 1}")
-            Fsum[k] += y * _q(c)
-        V -= y * _q(row.get("constant"))
+            Fsum[k] = _capped(Fsum[k] + y * _q(c), f"value {k} of sum y_k a_k")
+        V = _capped(V - y * _q(row.get("constant")), "the certified value")
     for k in range(nval):
         want = 1 if k == obj else 0
         if Fsum[k] != want:
             raise CertificateError(f"(i) fails: the function-value part does not cancel at value {k} "
                                    f"(sum y_k a_k = {float(Fsum[k]):.3g}, needs {want})")
-    psd, pivots = ldlt_psd(S)
+    psd, pivots = ldlt_psd(S, max_work=MAX_LDLT_WORK)
     if not psd:
         raise CertificateError("(ii) fails: the residual matrix sum y_k A_k is not positive semidefinite")
     if V > bound:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import importlib
+import logging
 import multiprocessing
 import os
 import select
@@ -288,7 +289,9 @@ class _DaskBackend(_Backend):
             raise ValueError("--scheduler/--workers need dask.distributed: pip install 'fedbounds[dask]'") from None
         from fedbounds.checks.report.quiet import quiet_distributed
 
-        quiet_distributed()  # Dask's own logs (and tracebacks on Ctrl-C) would break the one-line contract
+        # Dask's own logs (tracebacks on Ctrl-C; a worker's heartbeat error when the cluster shuts down) would break the
+        # one-line contract; a cell's failure reaches the sweep through its future
+        quiet_distributed(logging.CRITICAL)
         self._distributed = distributed
         self._owned: list[Any] = []
         if client is None:

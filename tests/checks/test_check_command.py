@@ -68,3 +68,12 @@ def test_exit_1_when_a_claim_is_violated(fake_checks, capsys: pytest.CaptureFixt
 
 def test_unknown_profile_is_usage_error(tmp_path: Path) -> None:
     assert main(["check", "--profile", "huge", "--out", str(tmp_path)]) == 2
+
+
+def test_an_unusable_out_folder_is_the_only_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out`` under a regular file: one line on stderr, exit 2, and no first line announcing a run that never starts."""
+    (tmp_path / "afile").write_text("")
+    assert main(["check", "--claim", "erratum.ds_phi_prefix", "--out", str(tmp_path / "afile" / "sub")]) == 2
+    out = capsys.readouterr()
+    assert out.out == "", out.out
+    assert len(out.err.splitlines()) == 1 and "afile" in out.err, out.err

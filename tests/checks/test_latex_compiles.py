@@ -43,6 +43,8 @@ def test_the_fragments_have_no_float_exponents_or_text_names(capsys: pytest.Capt
     for name, tex in _fragments(capsys).items():
         body = "\n".join(ln.split("  % ")[0] for ln in tex.splitlines() if not ln.startswith("%"))
         assert not re.search(r"\d(\.\d+)?e[-+]?\d", body), (name, re.search(r".{30}\d(\.\d+)?e[-+]?\d.{10}", body))
+        assert not re.search(r"\d\.0\b", body), (name, re.search(r".{30}\d\.0\b.{10}", body))  # 6000.0: a whole number is 6000
+        assert r"\cdot 10^" not in body, name  # the \times 10^{b} form throughout
         assert r"\text{E[psi" not in body and r"\text{gamma}" not in body and r"\text{alpha}" not in body, name
         if name != "claims":
             assert r"\usepackage{amsmath,amssymb}" in tex.splitlines()[1]

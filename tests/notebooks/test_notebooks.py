@@ -22,12 +22,18 @@ CELL_TIMEOUT_S = 120
 
 
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes(source: Path, tmp_path: Path) -> None:
+def test_notebook_executes(source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """... and leaves nothing behind: not in its current folder (the notebook's), not in the temporary folder."""
     notebook = jupytext.read(source)  # the kernelspec comes from the file's own header
     target = tmp_path / f"{source.stem}.ipynb"
     jupytext.write(notebook, target)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # the kernel's tempfile folder
     result = NotebookRun(target, default_timeout=CELL_TIMEOUT_S).execute()
     assert result.error is None, f"{source.name}: {result.error.summary}\n{result.error.trace}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, scratch.name]), f"{source.name} left files in its folder"
+    assert not list(scratch.rglob("*")), f"{source.name} left temporary files: {sorted(map(str, scratch.rglob('*')))}"
 
 
 def test_notebooks_exist() -> None:

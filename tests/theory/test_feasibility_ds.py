@@ -215,3 +215,16 @@ def test_region_margins_are_the_theory_expressions() -> None:
         assert set(expr.free_symbols) <= {eta, gamma_r, c_gamma}, name
     assert float(res.region["(10)"].subs(point)) == pytest.approx(2.0 * 0.1 - 0.25)
     assert float(res.region["absorption"].subs(point)) == pytest.approx(1 / math.sqrt(10) - 0.25)
+
+
+@pytest.mark.parametrize("params", [{"c": 0.1, "c_gamma": 1.0, "R": 400}, {"c_gamma": 1.0}], ids=["R given", "R_min"])
+def test_corollary_ii_reports_the_step_it_runs_with(params: dict) -> None:
+    """Corollary (ii), eq. (26), runs with eta = c/sqrt(R) and gamma = c_gamma eta: the point (the answer line's eta
+    and gamma_r) is the theory's schedule at the chosen c and R, not the largest constant step."""
+    consts = {"L_f": 1, "L_r": 0.5, "lam": 0.2, "G": 1, "B": 1, "G_r": 1, "sigma": 1}
+    res = feasibility("ds.corollary_ii", consts, params)
+    at = {c: sp.Float(res.chosen["c"], 40), R: res.chosen["R"], c_gamma: sp.Float(res.chosen["c_gamma"], 40)}
+    step = core.schedule_sqrt_horizon.subs(at).evalf(40)
+    assert res.chosen["eta"] == pytest.approx(float(step), rel=1e-12)
+    assert res.chosen["gamma_r"] == pytest.approx(float(core.gamma_r_max.subs(at).subs(eta, step).evalf(40)), rel=1e-12)
+    assert res.step_sizes["eta_R"] == res.chosen["eta"]

@@ -41,6 +41,16 @@ class _Latex(LatexPrinter):
         terms = super()._as_ordered_terms(expr, order=order)
         return _signs_first(terms) if isinstance(expr, sp.Add) else terms
 
+    def _print_Float(self, expr: sp.Float) -> str:
+        """A whole number without its ``.0`` (``6000``), others as ``1.889 \\times 10^{4}`` (never ``6000.0`` or ``\\cdot``)."""
+        if expr.is_finite and float(expr).is_integer() and abs(float(expr)) < 1e15:
+            return str(int(expr))
+        mant, sep, rest = super()._print_Float(expr).partition(r" \cdot 10^")
+        if sep:
+            mant = mant[:-2] if mant.endswith(".0") else mant
+            return rf"{mant} \times 10^{rest}"
+        return mant
+
     def _print_Pow(self, expr: sp.Pow) -> str:
         root = _square_root_of(expr)
         if root is None:

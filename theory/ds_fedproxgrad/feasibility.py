@@ -203,9 +203,10 @@ def _choose_common(pt: Point) -> None:
     pt.info.update(eta_max=eta_max, eta_max_const=eta_max_const, threshold=thr)
 
 
-def _choose_constant_step(pt: Point) -> None:
-    """The constant-step alternative (notes 1.6): the given eta (or the largest admissible) and gamma_r."""
-    eta_c = pt.params.get("eta", round_inward(pt.info["eta_max_const"]))
+def _choose_constant_step(pt: Point, default_eta: float | None = None) -> None:
+    """The constant-step alternative (notes 1.6): the given eta (else ``default_eta``, else the largest admissible)
+    and gamma_r (given, else c_gamma eta)."""
+    eta_c = pt.params.get("eta", round_inward(pt.info["eta_max_const"]) if default_eta is None else default_eta)
     pt.env[eta] = eta_c
     gam_c = pt.params.get("gamma_r")
     if gam_c is None:
@@ -287,7 +288,12 @@ def choose_corollary_ii(pt: Point) -> None:
         env[R] = pt.horizon
         pt.step_sizes["c_max"] = round_inward(pt.info["eta_max_const"] * math.sqrt(pt.horizon))
     pt.chosen["R"] = env[R]
-    _choose_constant_step(pt)
+    step = evaluate(core.schedule_sqrt_horizon, env)  # the step Corollary (ii) runs with (eq. (26)'s eta = c/sqrt(R))
+    pt.step_sizes["eta_R"] = step
+    if "eta" in pt.params and pt.params["eta"] != step:
+        pt.notes.append(f"eta = {pt.params['eta']:g} given: the constant-step floor is evaluated at it; Corollary (ii) itself "
+                        f"runs with eta = c/sqrt(R) = {step:.6g}")
+    _choose_constant_step(pt, default_eta=step)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -249,3 +249,95 @@ def test_the_command_line_refuses_in_one_line_without_a_traceback(tmp_path: Path
     assert "Traceback" not in run.stderr and not run.stderr.strip(), run.stderr
     lines = run.stdout.splitlines()
     assert len(lines) == 2 and ": proved:" in lines[0] and "NOT PROVED: the file names no builder" in lines[1]
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# bounded arithmetic: a file within the parser's caps is still decided in seconds
+# ------------------------------------------------------------------------------------------------------------------
+def _hostile_arithmetic(points: int = 512, digits: int = 2000) -> dict:
+    """512 points, multipliers 1/q with q of 2000 digits, a dense PSD Gram block on the first 192 points (60-digit
+    coefficients, a dominant diagonal), the value part cancelling: a valid-looking file whose sums carry the product
+    of the q's and whose exact LDL^T, a dense 192 x 192 one, would take hours."""
+    import random
+
+    rnd = random.Random(7)
+    q = [str(rnd.randrange(10 ** (digits - 1), 10**digits) | 1) for _ in range(2)]
+    dense = [[i, j, str(10**63 if i == j else rnd.randrange(10**59, 10**60))] for i in range(192) for j in range(i, 192)]
+    rows = [{"kind": "inequality", "y": f"1/{q[0]}", "gram": [[0, 0, "1"]], "values": [], "constant": "0"},
+            {"kind": "inequality", "y": f"1/{q[1]}", "gram": dense, "values": [[0, q[1]]], "constant": "0"}]
+    return {"format": V.FORMAT, "points": points, "values": 1, "objective": 0, "bound": "0", "rows": rows}
+
+
+def test_a_hostile_512_point_file_of_2000_digit_numbers_is_refused_in_seconds(tmp_path: Path) -> None:
+    """Within every parser cap (points, digits per number, bytes), yet hours of exact arithmetic: refused in one
+    line, exit 2, in seconds (a child process with a time limit, so that a verifier without the bound fails here)."""
+    import subprocess
+    import sys
+
+    path = _write(tmp_path / "hostile.json.gz", _hostile_arithmetic())
+    t0 = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "fedbounds.checks.pep.verify_certificate", "--rows-only", str(path)],
+                         capture_output=True, text=True, timeout=60)
+    assert time.perf_counter() - t0 < 30
+    lines = (run.stdout + run.stderr).splitlines()
+    assert run.returncode == 2 and len(lines) == 1, lines
+    assert "unreadable certificate" in lines[0] and f"grows past {V.MAX_SUM_BITS} bits" in lines[0], lines
+
+
+def test_the_total_digits_and_the_ldlt_work_are_bounded_before_the_arithmetic(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Each cap refuses, in one line and exit 2, a file just past it; the same file under the cap is decided."""
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(_tiny(rows=[{"kind": "inequality", "y": "1", "gram": [[0, 0, "3"], [0, 1, "2"], [1, 1, "3"]],
+                                          "values": [[0, "1"]], "constant": "-1"}], points=2)))
+    assert _run(capsys, "--rows-only", str(p))[0] == 0
+    monkeypatch.setattr(V, "MAX_TOTAL_DIGITS", 6)  # the rows' numbers hold 7 digits ("1", "3", "2", "3", "1", "-1")
+    code, line = _run(capsys, "--rows-only", str(p))
+    assert code == 2 and "7 digits in all, more than 6" in line, line
+    monkeypatch.setattr(V, "MAX_TOTAL_DIGITS", 7)
+    monkeypatch.setattr(V, "MAX_LDLT_WORK", V.ldlt_work(2, 2) * 0.99)  # [[3, 1], [1, 3]]: 2 x 2 of 2-bit integers
+    code, line = _run(capsys, "--rows-only", str(p))
+    assert code == 2 and "exceed the work budget" in line, line
+    monkeypatch.setattr(V, "MAX_LDLT_WORK", V.ldlt_work(2, 2))
+    assert _run(capsys, "--rows-only", str(p))[0] == 0
+
+
+def _psd_by_minors(M: list[list[Fraction]]) -> bool:
+    """Independent of the elimination: a symmetric matrix is PSD iff every principal minor is >= 0."""
+    import itertools
+
+    def det(A: list[list[Fraction]]) -> Fraction:
+        A, out = [r[:] for r in A], Fraction(1)
+        for c in range(len(A)):
+            p = next((r for r in range(c, len(A)) if A[r][c] != 0), None)
+            if p is None:
+                return Fraction(0)
+            if p != c:
+                A[c], A[p], out = A[p], A[c], -out
+            out *= A[c][c]
+            for r in range(c + 1, len(A)):
+                f = A[r][c] / A[c][c]
+                A[r] = [a - f * b for a, b in zip(A[r], A[c], strict=True)]
+        return out
+
+    n = len(M)
+    return all(det([[M[i][j] for j in idx] for i in idx]) >= 0 for k in range(1, n + 1) for idx in itertools.combinations(range(n), k))
+
+
+def test_the_fraction_free_ldlt_agrees_with_the_principal_minors() -> None:
+    """Random small symmetric rational matrices (B B^T of rank 1..5, half of them with one diagonal entry lowered)."""
+    import random
+
+    rnd = random.Random(3)
+    seen = set()
+    for _ in range(40):
+        n, k = 5, rnd.randint(1, 5)
+        B = [[Fraction(rnd.randint(-9, 9), rnd.randint(1, 9)) for _ in range(k)] for _ in range(n)]
+        M = [[sum((B[i][t] * B[j][t] for t in range(k)), Fraction(0)) for j in range(n)] for i in range(n)]
+        if rnd.random() < 0.5:
+            i = rnd.randrange(n)
+            M[i][i] -= Fraction(1, rnd.randint(1, 50))
+        got, pivots = V.ldlt_psd(M)
+        assert got == _psd_by_minors(M), M
+        assert all(p > 0 for p in pivots)
+        seen.add(got)
+    assert seen == {True, False}

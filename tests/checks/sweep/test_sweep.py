@@ -315,3 +315,43 @@ def test_report_on_missing_or_empty_store(tmp_path: Path, capsys: pytest.Capture
     Store(tmp_path / "empty.sqlite").close()
     assert main(["report", str(tmp_path / "empty.sqlite")]) == 2
     assert "holds no cells" in capsys.readouterr().err
+
+
+def test_report_refuses_a_spec_whose_default_store_another_spec_wrote(
+    synth: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`fedbounds report SPEC` reads SPEC's default store; a store another spec wrote (renamed or copied there) is
+    refused in one line naming both specs and both fingerprints, exit 2, and no report is written."""
+    from fedbounds.checks.commands.sweep import default_store
+
+    monkeypatch.chdir(synth)
+    writer = parse_spec(_spec_text())
+    other_text = _spec_text(etas="[0.5, 1.0]").replace('name = "synth"', 'name = "other"')
+    (synth / "other.toml").write_text(other_text)
+    other = parse_spec(other_text)
+    assert other.fingerprint != writer.fingerprint
+    store = default_store(other.name, other.fingerprint)
+    store.parent.mkdir(parents=True)
+    run_sweep(writer, store, processes=1, progress=False, limit=2)
+    capsys.readouterr()
+    assert main(["report", "other.toml"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert "written by spec 'synth'" in err and writer.fingerprint[:12] in err, err
+    assert "spec 'other'" in err and other.fingerprint[:12] in err, err
+    assert not any(p.name.endswith("-report") for p in store.parent.iterdir())
+    with Store(store, readonly=True) as st:  # the store itself is sound and holds the writer's cells
+        assert st.fingerprint() == writer.fingerprint and st.count() == 2
+
+
+@pytest.mark.slow
+def test_a_local_dask_cluster_sweep_prints_nothing_of_dasks_own(synth: Path) -> None:
+    """``--workers 2`` (a local Dask cluster): stderr holds the progress lines only, not the workers' heartbeat
+    errors and tracebacks when the cluster shuts down."""
+    spec_path = synth / "s.toml"
+    spec_path.write_text(_spec_text())
+    run = subprocess.run([sys.executable, "-m", "fedbounds.checks.cli", "sweep", str(spec_path), "--store", str(synth / "d.sqlite"),
+                          "--workers", "2", "--limit", "4"], capture_output=True, text=True, timeout=300, cwd=synth)
+    assert run.returncode == 0, run.stderr[-2000:]
+    noise = [ln for ln in run.stderr.splitlines() if "distributed" in ln or "Traceback" in ln or " - ERROR - " in ln]
+    assert not noise, run.stderr[-3000:]
