@@ -218,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # figures are written to files, never shown: a bad $MPLBACKEND (or a display backend) cannot break a run
     os.environ["MPLBACKEND"] = "Agg"
+    from fedbounds.checks.runtime import address_space
     from fedbounds.checks.runtime.mplconfig import ensure_mplconfigdir
 
     ensure_mplconfigdir()  # an unusable $MPLCONFIGDIR: a private one, not matplotlib's two warnings
@@ -233,6 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stdout is None:
             raise UsageError("fedbounds: error: standard output is closed; redirect it to a file or /dev/null instead")
         sys.stdout = _NamedStdout(real_stdout)  # type: ignore[assignment]
+        command = next((a for a in argv if not a.startswith("-")), None)
+        if command not in (None, "claims") and (small := address_space.too_small()) is not None:  # before numpy loads
+            _say(f"fedbounds: error: {small}")
+            return EXIT_ENVIRONMENT
         parser, modules = _build_parser(argv)
         args = parser.parse_args(argv)
         status = int(modules[args.command].run(args) or 0)
