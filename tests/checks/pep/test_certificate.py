@@ -150,7 +150,7 @@ def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
         assert set(figs) == {"psd_residual", "min_multiplier", "reconstitution"}, figs
         assert all(0 <= x < 1e-4 for x in figs.values())
         assert r.multipliers is not None and len(r.multipliers) == len(C.problem_of(_gd_pep()).rows)
-    assert certificate_record(cert)["solvers"]["CLARABEL"]["dual_feasibility"] == cert.runs[0].dual_feasibility
+    assert certificate_record(cert, None)["solvers"]["CLARABEL"]["dual_feasibility"] == cert.runs[0].dual_feasibility
     # the parser reads PEPit's lines: "... up to an error of x" is x, a bare line is 0
     text = ("\t\tThe solver found a residual matrix that is positive semi-definite up to an error of 3e-09\n"
             "(PEPit) The worst-case guarantee proof is perfectly reconstituted\n")
