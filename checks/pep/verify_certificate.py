@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import re
 import stat
@@ -130,14 +131,24 @@ def ldlt_psd(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
 
     At each step the largest remaining diagonal entry d is the pivot: d < 0 means not PSD; d = 0 means every
     remaining entry must be 0 (a PSD matrix with a zero diagonal entry has a zero row); d > 0 eliminates its row and
-    column (Schur complement). Returns (is PSD, the pivots used)."""
+    column (Schur complement). Returns (is PSD, the pivots used).
+
+    In integers (several times faster than in fractions): A = c S, c > 0 the common denominator (same signs, same
+    pivot order), eliminated fraction-free (Bareiss): with the previous pivot's entry e (1 at first), every remaining
+    entry becomes (d a_ij - a_ip a_pj) / e, an exact division (Sylvester's identity), so A's remaining block is always
+    d_k times the Schur complement, d_k > 0 the last pivot's entry; the LDL^T pivot is d / (e c)."""
     n = len(S)
-    A = [row[:] for row in S]
     for i in range(n):
-        if len(A[i]) != n or any(A[i][j] != A[j][i] for j in range(n)):
+        if len(S[i]) != n or any(S[i][j] != S[j][i] for j in range(n)):
             raise CertificateError("the residual matrix is not symmetric")
+    c = 1
+    for row in S:
+        for x in row:
+            c = math.lcm(c, x.denominator)
+    A = [[x.numerator * (c // x.denominator) for x in row] for row in S]
     alive = list(range(n))
     pivots: list[Fraction] = []
+    e = 1
     while alive:
         p = max(alive, key=lambda i: A[i][i])
         d = A[p][p]
@@ -145,17 +156,14 @@ def ldlt_psd(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
             return False, pivots
         if d == 0:
             return all(A[i][j] == 0 for i in alive for j in alive), pivots
-        pivots.append(d)
+        pivots.append(Fraction(d, e * c))
         alive.remove(p)
         row = A[p]
-        for i in alive:
-            if row[i] == 0:
-                continue
-            f = row[i] / d
-            Ai = A[i]
-            for j in alive:
-                if row[j] != 0:
-                    Ai[j] -= f * row[j]
+        for k, i in enumerate(alive):
+            Ai, ri = A[i], row[i]
+            for j in alive[k:]:
+                A[j][i] = Ai[j] = (d * Ai[j] - ri * row[j]) // e
+        e = d
     return True, pivots
 
 

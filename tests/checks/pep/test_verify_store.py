@@ -1,11 +1,13 @@
 """The verifier over many files (the store): files verified in parallel processes, one line each in the order given,
-the same statuses as one at a time, Ctrl-C ends it with 130 and leaves no process behind."""
+the same statuses as one at a time, Ctrl-C ends it with 130 and leaves no process behind; and its exact PSD test in
+integers decides exactly as the rational LDL^T does, with the same pivots."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -17,6 +19,57 @@ from pathlib import Path
 import pytest
 from fedbounds.checks.pep import certificate as C
 from fedbounds.checks.pep import verify_certificate as V
+
+
+def _ldlt_fractions(S: list[list[Fraction]]) -> tuple[bool, list[Fraction]]:
+    """The reference: LDL^T in fractions with the same symmetric pivoting (largest remaining diagonal, first on ties)."""
+    A = [row[:] for row in S]
+    alive, pivots = list(range(len(S))), []
+    while alive:
+        p = max(alive, key=lambda i: A[i][i])
+        d = A[p][p]
+        if d < 0:
+            return False, pivots
+        if d == 0:
+            return all(A[i][j] == 0 for i in alive for j in alive), pivots
+        pivots.append(d)
+        alive.remove(p)
+        for i in alive:
+            f = A[p][i] / d
+            for j in alive:
+                A[i][j] -= f * A[p][j]
+    return True, pivots
+
+
+def _matrix(rng: random.Random) -> list[list[Fraction]]:
+    """A symmetric rational matrix: B^T B of a random rank (PSD, often singular), sometimes with one entry moved
+    (mostly not PSD), with denominators that differ by entry."""
+    n, r = rng.randint(1, 7), rng.randint(0, 7)
+    B = [[Fraction(rng.randint(-9, 9), rng.choice((1, 2, 3, 7, 10**6))) for _ in range(n)] for _ in range(r)]
+    S = [[sum((B[k][i] * B[k][j] for k in range(r)), Fraction(0)) for j in range(n)] for i in range(n)]
+    if rng.random() < 0.6:
+        i, j = rng.randrange(n), rng.randrange(n)
+        delta = Fraction(rng.randint(-3, 3), rng.choice((1, 5, 10**12)))
+        S[i][j] += delta
+        if i != j:
+            S[j][i] += delta
+    return S
+
+
+def test_the_integer_ldlt_decides_and_pivots_as_the_rational_ldlt() -> None:
+    rng = random.Random(20261204)
+    seen = {True: 0, False: 0}
+    for _ in range(400):
+        S = _matrix(rng)
+        want = _ldlt_fractions(S)
+        assert V.ldlt_psd([row[:] for row in S]) == want, S
+        seen[want[0]] += 1
+    assert min(seen.values()) > 40  # both answers are exercised
+    # ties, zero pivots with a zero or a nonzero remaining row, a tiny negative determinant
+    one = Fraction(1)
+    assert V.ldlt_psd([[one, one], [one, one]]) == (True, [one])
+    assert V.ldlt_psd([[one, one], [one, one - Fraction(1, 10**30)]]) == _ldlt_fractions([[one, one], [one, one - Fraction(1, 10**30)]])
+    assert V.ldlt_psd([[Fraction(0), one], [one, Fraction(0)]]) == (False, [])
 
 
 def _rows_only_files(tmp_path: Path) -> list[str]:
