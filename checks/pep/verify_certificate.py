@@ -336,7 +336,7 @@ def _worker_init(parent: int) -> None:
 
 def _pooled(files: list[str], rows_only: bool, jobs: int) -> Iterator[tuple[bool, str, int]]:
     """:func:`_one` of each file in ``jobs`` spawned processes (the largest files first), yielded in the files' order.
-    The workers are killed when every answer is in, when the caller stops early (an internal error) and on Ctrl-C.
+    The workers are killed when the caller stops early (an internal error) and on Ctrl-C.
     They start with Ctrl-C blocked (a worker still starting would otherwise print a traceback)."""
     import concurrent.futures as cf
     import multiprocessing
@@ -358,8 +358,10 @@ def _pooled(files: list[str], rows_only: bool, jobs: int) -> Iterator[tuple[bool
                 yield futures[i].result()
             except Exception as exc:  # the worker died (killed, out of memory) or its answer did not come back
                 yield True, f"{a}: internal error: worker process failed: {type(exc).__name__}: {str(exc)[:120]}", 70
-    finally:
+    except BaseException:
         abort(pool)
+        raise
+    pool.shutdown(wait=True)  # every answer is in: the workers leave (and are waited for: their CPU time is counted)
 
 
 def _bytes(path: str) -> int:
