@@ -163,7 +163,8 @@ TARGETS: list[dict[str, Any]] = [
         "files": "checks/pep/solve.py",
         "mutate": ["operators", "constants"],
         "scope": ["verdict", "proof_decides", "certificate_record", "pep_verdict"],
-        "tests": ["tests/checks/pep/test_claim_bound.py", "tests/checks/pep/test_solve.py"],
+        "tests": ["tests/checks/pep/test_verdict_tolerances.py", "tests/checks/pep/test_claim_bound.py",
+                  "tests/checks/pep/test_solve.py"],
     },
 ]
 
