@@ -152,7 +152,8 @@ TARGETS: list[dict[str, Any]] = [
         "files": "checks/pep/certificate.py",
         "mutate": ["operators", "constants"],
         "scope": ["rational", "_rational", "_encode", "_decode", "rebuild", "check_problem", "check_stored", "Row.key", "attach"],
-        "tests": ["tests/checks/pep/test_verify_certificate.py", "tests/checks/pep/test_certificate.py"],
+        "tests": ["tests/checks/pep/test_certificate_reading.py", "tests/checks/pep/test_verify_certificate.py",
+                  "tests/checks/pep/test_certificate.py"],
     },
     {
         "files": "checks/pep/lower.py",
