@@ -145,7 +145,15 @@ TARGETS: list[dict[str, Any]] = [
     {
         "files": "checks/pep/verify_certificate.py",
         "mutate": ["operators", "constants"],
-        "tests": ["tests/checks/pep/test_certificate.py"],
+        "tests": ["tests/checks/pep/test_verify_store.py", "tests/checks/pep/test_verify_certificate.py",
+                  "tests/checks/pep/test_certificate.py"],
+    },
+    {
+        "files": "checks/pep/certificate.py",
+        "mutate": ["operators", "constants"],
+        "scope": ["rational", "_rational", "_encode", "_decode", "rebuild", "check_problem", "check_stored", "Row.key", "attach"],
+        "tests": ["tests/checks/pep/test_certificate_reading.py", "tests/checks/pep/test_verify_certificate.py",
+                  "tests/checks/pep/test_certificate.py"],
     },
     {
         "files": "checks/pep/lower.py",
@@ -155,8 +163,9 @@ TARGETS: list[dict[str, Any]] = [
     {
         "files": "checks/pep/solve.py",
         "mutate": ["operators", "constants"],
-        "scope": ["verdict"],
-        "tests": ["tests/checks/pep/test_solve.py"],
+        "scope": ["verdict", "proof_decides", "certificate_record", "pep_verdict"],
+        "tests": ["tests/checks/pep/test_verdict_tolerances.py", "tests/checks/pep/test_claim_bound.py",
+                  "tests/checks/pep/test_solve.py"],
     },
 ]
 

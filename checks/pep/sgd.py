@@ -22,13 +22,14 @@ additive noise of variance exactly v^2; PEPit's strongly convex class divides by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from fedbounds.checks.pep.certificate import pep_builder
 from fedbounds.checks.pep.solve import DEFAULT_SOLVERS, Certificate, certify, check_nonnegative, check_positive
 from fedbounds.checks.pep.stochastic import NoiseLedger, sign_patterns
 
-__all__ = ["sgd_distance_bound", "sgd_distance_pep", "sgd_noise_coefficient", "sgd_step_pep", "sgd_step_scenario_pep"]
+__all__ = ["build_sgd_step_pep", "sgd_distance_bound", "sgd_distance_pep", "sgd_noise_coefficient", "sgd_step_pep", "sgd_step_scenario_pep"]
 
 
 def sgd_noise_coefficient(L: float, eta: float) -> float:
@@ -36,8 +37,10 @@ def sgd_noise_coefficient(L: float, eta: float) -> float:
     return check_positive("L", L) * check_positive("eta", eta) ** 2 / 2
 
 
-def sgd_step_pep(L: float, eta: float, orthogonality: bool = True, solvers: Sequence[str] = DEFAULT_SOLVERS) -> Certificate:
-    """Expected-Gram PEP of one SGD step (module docstring); ``orthogonality=False`` is the negative control."""
+@pep_builder("fednmap", "fednmap.spep: validation, one SGD step", 1)
+def build_sgd_step_pep(L: float, eta: float, orthogonality: bool = True) -> Callable[[], Any]:
+    """A builder of the expected-Gram PEP of one SGD step (module docstring); ``orthogonality=False`` is the negative
+    control."""
     L, eta = check_positive("L", L), check_positive("eta", eta)
 
     def build() -> Any:
@@ -55,7 +58,12 @@ def sgd_step_pep(L: float, eta: float, orthogonality: bool = True, solvers: Sequ
         problem.set_performance_metric(f(x1) - f0 + eta * (1 - L * eta / 2) * g0**2)
         return problem
 
-    return certify(build, solvers=solvers)
+    return build
+
+
+def sgd_step_pep(L: float, eta: float, orthogonality: bool = True, solvers: Sequence[str] = DEFAULT_SOLVERS) -> Certificate:
+    """Expected-Gram PEP of one SGD step (module docstring); ``orthogonality=False`` is the negative control."""
+    return certify(build_sgd_step_pep(L, eta, orthogonality), solvers=solvers)
 
 
 def sgd_step_scenario_pep(L: float, eta: float, solvers: Sequence[str] = DEFAULT_SOLVERS) -> Certificate:

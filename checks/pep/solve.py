@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_ABS_TOL",
     "DEFAULT_REL_TOL",
     "DEFAULT_SOLVERS",
+    "NOT_COMPARED",
     "RETRY_OPTIONS",
     "SCS_OPTIONS",
     "VIOLATION_REL_TOL",
@@ -477,19 +478,29 @@ def check_nonnegative(name: str, value: float) -> float:
     return v
 
 
-def certificate_record(cert: Certificate, bound: float | None = None) -> dict[str, Any]:
+#: what a proof record says when no claim's bound was compared with it
+NOT_COMPARED = "certificate verified, claim not compared"
+
+
+def certificate_record(cert: Certificate, bound: float | None) -> dict[str, Any]:
     """What a report shows of a certificate: status, value, per-solver value / status / duality gap / seconds,
     the Gram dimension and the agreement tolerances (JSON-safe, no Gram matrices).
 
-    Given the claim's ``bound``, ``pep_status`` is ``proved`` only when the exact certificate proves that bound
-    (:func:`proof_decides`); a verified certificate of a larger bound leaves it ``certified``, and its proof record
-    says so (``decides_claim``: false, ``claim_bound``)."""
+    ``bound`` (required): the claim's bound on this PEP's worst case. ``pep_status`` is ``proved`` only when the exact
+    certificate proves that bound (:func:`proof_decides`); a verified certificate of a larger bound leaves it
+    ``certified``, and its proof record says so (``decides_claim``: false, ``claim_bound``). ``None`` where the claim
+    is not a bound on this worst case (a certificate shown beside a claim it does not decide): a verified certificate
+    then reads ``certified``, never ``proved``, and its proof record says :data:`NOT_COMPARED`."""
     status = cert.status
     proof = None if cert.proof is None else dict(cert.proof)
-    if bound is not None and cert.proved and proof is not None:
-        proof["decides_claim"] = proof_decides(cert, bound)
-        proof["claim_bound"] = float(bound)
-        if not proof["decides_claim"]:
+    if status == "proved":
+        decides = proof is not None and bound is not None and proof_decides(cert, bound)
+        if proof is not None:
+            proof["decides_claim"] = decides
+            proof["claim_bound"] = None if bound is None else float(bound)
+            if bound is None:
+                proof["claim"] = NOT_COMPARED
+        if not decides:
             status = "certified"
     return {
         "pep_status": status,

@@ -45,7 +45,8 @@ decided in seconds.
 
 Run ``python -m fedbounds.checks.pep.verify_certificate [--rows-only] FILE...``: one line per file, exit 0 when every
 file verifies, 1 when one does not prove its bound (or is not of its stated problem), 2 on an unreadable or
-malformed file, 130 on interrupt.
+malformed file, 130 on interrupt. Several files are verified in parallel (one process per CPU), their lines printed
+in the order given.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ import stat
 import sys
 import time
 import zlib
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -366,6 +368,72 @@ def verify_file(path: str | Path, rows_only: bool = False) -> dict[str, Any]:
 _USAGE = "usage: python -m fedbounds.checks.pep.verify_certificate [--rows-only] FILE..."
 
 
+def _one(path: str, rows_only: bool) -> tuple[bool, str, int]:
+    """The verdict on one file as (to stderr, its one line, its exit status: 0, 1, 2, or 70 for a bug)."""
+    try:
+        s = verify_file(path, rows_only=rows_only)
+    except Unreadable as exc:
+        return True, f"{path}: unreadable certificate: {exc}", 2
+    except CertificateError as exc:
+        return False, f"{path}: NOT PROVED: {exc}", 1
+    except MemoryError:
+        return True, f"{path}: unreadable certificate: out of memory", 2
+    except Exception as exc:  # a bug, not a verdict on the file: said as such, in one line
+        return True, f"{path}: internal error: {type(exc).__name__}: {str(exc)[:160]}", 70
+    what = "the stored rows (--rows-only: not checked against a problem)" if rows_only else s.get("problem", "")
+    return False, (f"{path}: proved: worst case <= {float(s['bound']):.12g} (certified value {float(s['value']):.12g}; "
+                   f"{s['rows']} rows, Gram {s['points']}, rank {s['rank']}, {s['seconds']:.3f} s; {what})"), 0
+
+
+def _worker_init(parent: int) -> None:
+    """A pool worker: killed with the command however it dies; Ctrl-C is the command's (it kills its workers), so
+    ignored here, before the block it started under (:func:`_pooled`) is lifted."""
+    import signal
+
+    from fedbounds.checks.runtime.pool import die_with_parent
+
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _pooled(files: list[str], rows_only: bool, jobs: int) -> Iterator[tuple[bool, str, int]]:
+    """:func:`_one` of each file in ``jobs`` spawned processes (the largest files first), yielded in the files' order.
+    The workers are killed when the caller stops early (an internal error) and on Ctrl-C.
+    They start with Ctrl-C blocked (a worker still starting would otherwise print a traceback)."""
+    import concurrent.futures as cf
+    import multiprocessing
+    import signal
+
+    from fedbounds.checks.runtime.pool import abort
+
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init, initargs=(os.getpid(),))
+    try:
+        order = sorted(range(len(files)), key=lambda i: -_bytes(files[i]))
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:  # the workers start during submit
+            futures = {i: pool.submit(_one, files[i], rows_only) for i in order}
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        for i, a in enumerate(files):
+            try:
+                yield futures[i].result()
+            except Exception as exc:  # the worker died (killed, out of memory) or its answer did not come back
+                yield True, f"{a}: internal error: worker process failed: {type(exc).__name__}: {str(exc)[:120]}", 70
+    except BaseException:
+        abort(pool)
+        raise
+    pool.shutdown(wait=True)  # every answer is in: the workers leave (and are waited for: their CPU time is counted)
+
+
+def _bytes(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     rows_only = "--rows-only" in args
@@ -373,28 +441,17 @@ def main(argv: list[str] | None = None) -> int:
     if not files or any(a.startswith("-") and a != "-" for a in files):
         print(_USAGE, file=sys.stderr)
         return 2
+    jobs = min(len(files), os.cpu_count() or 1)
+    results = _pooled(files, rows_only, jobs) if jobs > 1 else (_one(a, rows_only) for a in files)
     code = 0
-    for a in files:
-        try:
-            s = verify_file(a, rows_only=rows_only)
-        except Unreadable as exc:
-            print(f"{a}: unreadable certificate: {exc}", file=sys.stderr)
-            code = 2
-            continue
-        except CertificateError as exc:
-            print(f"{a}: NOT PROVED: {exc}")
-            code = max(code, 1)
-            continue
-        except MemoryError:
-            print(f"{a}: unreadable certificate: out of memory", file=sys.stderr)
-            code = 2
-            continue
-        except Exception as exc:  # a bug, not a verdict on the file: said as such, in one line
-            print(f"{a}: internal error: {type(exc).__name__}: {str(exc)[:160]}", file=sys.stderr)
-            return 70
-        what = "the stored rows (--rows-only: not checked against a problem)" if rows_only else s.get("problem", "")
-        print(f"{a}: proved: worst case <= {float(s['bound']):.12g} (certified value {float(s['value']):.12g}; "
-              f"{s['rows']} rows, Gram {s['points']}, rank {s['rank']}, {s['seconds']:.3f} s; {what})")
+    try:
+        for to_stderr, line, status in results:
+            print(line, file=sys.stderr if to_stderr else sys.stdout, flush=True)
+            if status == 70:
+                return 70
+            code = max(code, status)
+    finally:
+        results.close()
     return code
 
 

@@ -266,8 +266,9 @@ def _absorption_verdict(cid: str, ef: float, N: int, tol: float) -> tuple[Verdic
                              "undecided_gammas": list(window.unknown),
                              "Phi_PEP_at_printed": at_printed.details["Phi_PEP"]}
     if found is not None:
-        c2 = _point(ef, found / thr, N)[0]
-        extra.update(pep_at_certified=certificate_record(c2), Phi_PEP_at_certified=_phi_of(c2, eta))
+        c2, tv2, _, _ = _point(ef, found / thr, N)
+        # the claim at the certified threshold: the descent w <= -eta Phi (the bisection's criterion Phi_PEP >= Phi)
+        extra.update(pep_at_certified=certificate_record(c2, -eta * tv2["Phi"]), Phi_PEP_at_certified=_phi_of(c2, eta))
     bound = math.nan if found is None else found
     status = at_printed.status
     if status == "holds" and not (found is not None and found >= thr):  # the two must agree for "printed <= certified"

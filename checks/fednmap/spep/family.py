@@ -101,6 +101,15 @@ def _results(ctx: CheckContext) -> list[tuple[tuple, dict[str, Any]]]:
     return _CACHE[name]
 
 
+def _window_verdict(n: int, Q: int, C_0: float, r: dict[str, Any]) -> Verdict:
+    """The floor verdict of one point (K <= K_8, the allowance); its certificate reads ``proved`` only when the exact
+    bound is <= K_8 (:func:`~fedbounds.checks.pep.solve.certificate_record`)."""
+    cmp = r["cmp"]
+    return _ratio_verdict(WINDOWS, _label(n, Q, C_0, r["C_c"]), cmp.get("floor_ratio"), K=r["K"], allowance=cmp["allowance"],
+                          scope="reconstructed shape, 16x printed steps", at=_at(n, Q, C_0, r["C_c"]),
+                          pep=certificate_record(r["certs"][-1], cmp["allowance"]))
+
+
 @register(WINDOWS, title="Stochastic PEP: per-round noise K* against Theorem 8's floor (m = 1), C_c inside its window",
           label="Theorem 8 / Appendix C.2", status="reconstructed", family="fednmap.spep")
 def check_windows(ctx: CheckContext) -> CheckResult:
@@ -111,10 +120,7 @@ def check_windows(ctx: CheckContext) -> CheckResult:
 
     res = CheckResult(WINDOWS)
     for (n, Q, C_0), r in _results(ctx):
-        cmp = r["cmp"]
-        res.verdicts.append(_ratio_verdict(WINDOWS, _label(n, Q, C_0, r["C_c"]), cmp.get("floor_ratio"),
-                                           K=r["K"], allowance=cmp["allowance"], scope="reconstructed shape, 16x printed steps",
-                                           at=_at(n, Q, C_0, r["C_c"]), pep=certificate_record(r["certs"][-1])))
+        res.verdicts.append(_window_verdict(n, Q, C_0, r))
     # validation 1: sigma = 0 reproduces the deterministic PEP (ratio form, T = 1, free corrections)
     from fedbounds.checks.fednmap.pep.encoding import lyapunov_pep
 
@@ -190,9 +196,11 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
         if room is not None and math.isinf(room):
             res.notes.append(f"{_label(n, Q, C_0, r['C_c'])}: {which} has nothing to pay for here (n = 1), skipped")
             continue
+        # the room is of K_var (the intercept of a line through two certified values), not a bound on this PEP's worst
+        # case: its certificate is shown, never read as deciding the claim
         res.verdicts.append(_ratio_verdict(claim, _label(n, Q, C_0, r["C_c"]), None if room is None else 1.0 / room,
                                            room=room, K_var=r["K_var"], kappa=r["kappa"], at=_at(n, Q, C_0, r["C_c"]),
-                                           pep=certificate_record(r["certs"][-1])))
+                                           pep=certificate_record(r["certs"][-1], None)))
         if room is not None:
             rooms.append(room)
         if not res.negatives and room is not None and room > 0:

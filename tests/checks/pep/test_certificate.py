@@ -121,15 +121,15 @@ def _committed(described: bool | None = None) -> list[Path]:
     return [p for p in files if bool(C.load(p).get("problem", {}).get("builder")) == described]
 
 
-#: certificates committed before files named their problem, of PEPs no evidence grid and no quick-profile claim
-#: builds (the migration found no builder for them): the verifier refuses them as not self-contained. It may only shrink.
-UNDESCRIBED_AT_MOST = 13
+#: certificates that name no problem (the verifier refuses them as not self-contained): none since the last 13 were
+#: described from their builders (docs/provenance.md §7). It may only shrink.
+UNDESCRIBED_AT_MOST = 0
 
 
 @pytest.mark.slow  # 22 s at load 5-7 (pytest --durations, 2026-12-04)
 def test_committed_certificates_exist_and_the_smallest_verify_against_their_rebuilt_problem() -> None:
     files = _committed(described=True)
-    assert len(files) >= 338
+    assert len(files) >= 365
     for path in files[:4]:
         assert main([str(path)]) == 0
     assert len(_committed(described=False)) <= UNDESCRIBED_AT_MOST
@@ -152,7 +152,7 @@ def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
         assert set(figs) == {"psd_residual", "min_multiplier", "reconstitution"}, figs
         assert all(0 <= x < 1e-4 for x in figs.values())
         assert r.multipliers is not None and len(r.multipliers) == len(C.problem_of(_gd_pep()).rows)
-    assert certificate_record(cert)["solvers"]["CLARABEL"]["dual_feasibility"] == cert.runs[0].dual_feasibility
+    assert certificate_record(cert, None)["solvers"]["CLARABEL"]["dual_feasibility"] == cert.runs[0].dual_feasibility
     # the parser reads PEPit's lines: "... up to an error of x" is x, a bare line is 0
     text = ("\t\tThe solver found a residual matrix that is positive semi-definite up to an error of 3e-09\n"
             "(PEPit) The worst-case guarantee proof is perfectly reconstituted\n")
