@@ -45,7 +45,8 @@ decided in seconds.
 
 Run ``python -m fedbounds.checks.pep.verify_certificate [--rows-only] FILE...``: one line per file, exit 0 when every
 file verifies, 1 when one does not prove its bound (or is not of its stated problem), 2 on an unreadable or
-malformed file, 130 on interrupt. Several files are verified in parallel (one process per CPU), their lines printed
+malformed file, 3 when the address-space limit is too small for the rebuild (checks.runtime.address_space), 130 on
+interrupt. Several files are verified in parallel (one process per CPU), their lines printed
 in the order given.
 """
 
@@ -441,6 +442,12 @@ def main(argv: list[str] | None = None) -> int:
     if not files or any(a.startswith("-") and a != "-" for a in files):
         print(_USAGE, file=sys.stderr)
         return 2
+    if not rows_only:  # the rebuild loads numpy and PEPit, whose start-up can hang under a tiny ulimit -v
+        from fedbounds.checks.runtime.address_space import too_small
+
+        if (small := too_small()) is not None:
+            print(f"verify_certificate: {small} (--rows-only needs no numerical library)", file=sys.stderr)
+            return 3
     jobs = min(len(files), os.cpu_count() or 1)
     results = _pooled(files, rows_only, jobs) if jobs > 1 else (_one(a, rows_only) for a in files)
     code = 0

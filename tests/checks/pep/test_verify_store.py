@@ -154,3 +154,20 @@ def test_ctrl_c_exits_130_in_one_go_and_leaves_no_worker(tmp_path: Path) -> None
         workers = {w for w in workers if _alive(w)}
         time.sleep(0.1)
     assert not workers, f"left behind: {sorted(workers)}"
+
+
+def test_an_address_space_limit_too_small_for_the_rebuild_is_refused_at_once(tmp_path: Path) -> None:
+    """Under ulimit -v 300000 the rebuild's imports could hang for good in OpenBLAS's start-up; the verifier refuses the
+    limit first (one line, exit 3), and ``--rows-only``, which loads no numerical library, still decides the file."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (300000 * 1024, resource.RLIM_INFINITY))
+
+    one = str(min(C.STORE.glob("*.json.gz"), key=lambda p: p.stat().st_size))
+    cmd = [sys.executable, "-m", "fedbounds.checks.pep.verify_certificate"]
+    got = subprocess.run([*cmd, one], preexec_fn=limit, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert got.returncode == 3 and len(got.stderr.strip().splitlines()) == 1, got.stderr
+    assert "ulimit -v 300000" in got.stderr and "--rows-only" in got.stderr
+    rows = subprocess.run([*cmd, "--rows-only", one], preexec_fn=limit, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert rows.returncode == 0, rows.stderr
