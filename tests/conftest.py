@@ -51,7 +51,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 HEAVY_CLAIMS = frozenset({
     "fednmap.theorem8", "fednmap.theorem8.floor", "fednmap.theorem5.rate", "fednmap.lyapunov", "fednmap.theorem8.complexity",
     "fednmap.pep.lyapunov_constants", "fednmap.spep.lyapunov_windows", "ds.lemma5_2", "ds.lemma5_1", "ds.theorem5_3",
-    "ds.corollary_ii", "ds.constant_step_floor", "ds.corollary_decaying", "erratum.constant_gamma_floor",
+    "ds.corollary_ii", "ds.constant_step_floor", "ds.corollary_decaying", "erratum.constant_gamma_floor", "ds.pep.absorption",
 })
 #: parametrized cases that took more than 8 s at load 5-7 (pytest --durations, 2026-12-04); the test's other cases stay
 SLOW_CASES = frozenset({

@@ -100,6 +100,7 @@ def test_erratum_expectations_match_their_evidence(check_id: str) -> None:
     assert not replace(spec, expect=other).accepts(res)
 
 
+@pytest.mark.slow  # runs erratum.constant_gamma_floor, a heavy claim (conftest.HEAVY_CLAIMS), twice
 def test_constant_gamma_floor_over_100_fails_the_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The audit's case: the derived floor divided by 100 turns the verdict to violated, which must fail the run."""
     monkeypatch.setattr(dc, "constant_gamma_floor", dc.constant_gamma_floor / 100)

@@ -5,6 +5,7 @@ returns the smallest violation without divergence, and the speedup note states t
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from fedbounds.checks.fednmap import worst
@@ -50,10 +51,12 @@ def test_calibrated_control_at_the_worst_case_fires_for_its_reason(claim: str) -
 
 
 def test_tightness_record_can_rebuild_the_worst_case() -> None:
-    wc = worst.search("fednmap.theorem8", CTX)
-    rec = worst.tightness_record(wc, quantity="q", T_cap=20000, slack_before=100.0)
-    assert rec["worst_ratio"] == wc.ratio and rec["seed"] == 0 and rec["evaluations"] == wc.evaluations
-    again = worst.objective("fednmap.theorem8", T_cap=20000)(rec["instance"])
+    # a short search (8 runs of at most 4000 rounds, not the quick profile's 60 of 20000): the record is what is tested
+    small = replace(QUICK, name="record-test", per_check={"fednmap.theorem8": {"search_budget": 8, "search_T_cap": 4000}})
+    wc = worst.search("fednmap.theorem8", CheckContext(profile=small, seed=0))
+    rec = worst.tightness_record(wc, quantity="q", T_cap=4000, slack_before=100.0)
+    assert rec["worst_ratio"] == wc.ratio and rec["seed"] == 0 and rec["evaluations"] == wc.evaluations == 8
+    again = worst.objective("fednmap.theorem8", T_cap=4000)(rec["instance"])
     assert again == pytest.approx(wc.ratio, rel=1e-12)
 
 

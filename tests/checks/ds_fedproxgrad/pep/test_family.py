@@ -19,9 +19,21 @@ from fedbounds.checks.verdicts.controls import fires_for_its_reason, why_not
 IDS = ("ds.pep.lemma5_2", "ds.pep.absorption")
 
 
+class _Lazy(dict):
+    """Each claim's quick result on first use (ds.pep.absorption is a heavy claim: only its slow tests ask for it)."""
+
+    def __init__(self, get) -> None:
+        super().__init__()
+        self.get_result = get
+
+    def __missing__(self, cid: str):
+        self[cid] = self.get_result(cid)  # get_check(cid).func(CheckContext(profile=QUICK)), once per session
+        return self[cid]
+
+
 @pytest.fixture(scope="module")
-def results(quick_results):
-    return quick_results(IDS)  # get_check(cid).func(CheckContext(profile=QUICK)), once per session (conftest.py)
+def results(quick_result):
+    return _Lazy(quick_result)
 
 
 def _ratio_form(res):
@@ -77,6 +89,7 @@ def test_eta_control_changes_only_the_step(results) -> None:
     assert corner.holds and ctrl.violated and ctrl.details["Phi_PEP"] < 0.25 < corner.details["Phi_PEP"]
 
 
+@pytest.mark.slow  # the quick run of ds.pep.absorption (conftest.HEAVY_CLAIMS)
 def test_absorption_threshold_and_its_control(results) -> None:
     res = results["ds.pep.absorption"]
     (v,) = res.verdicts
