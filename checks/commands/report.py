@@ -136,6 +136,9 @@ def resolve_store(text: str) -> Path:
     except ValueError:
         if path.exists():
             raise
+        if path.is_symlink():
+            raise ValueError(f"store {text!r} is a symbolic link that leads nowhere (dangling, or a loop), and it names no "
+                             "spec") from None
         raise ValueError(f"store {text!r} does not exist, and it names no spec") from None
     store = default_store(spec.name, spec.fingerprint)
     if not store.exists():

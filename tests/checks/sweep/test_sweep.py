@@ -317,6 +317,14 @@ def test_report_on_missing_or_empty_store(tmp_path: Path, capsys: pytest.Capture
     assert "holds no cells" in capsys.readouterr().err
 
 
+def test_report_on_a_symlink_loop_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loop = tmp_path / "loop.sqlite"
+    loop.symlink_to(loop)
+    assert main(["report", str(loop)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "symbolic link that leads nowhere (dangling, or a loop)" in err, err
+
+
 def test_report_refuses_a_spec_whose_default_store_another_spec_wrote(
     synth: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
