@@ -405,9 +405,9 @@ def answer_lines(result: Any) -> list[str]:
             if isinstance(rn.expression, sp.Rel):  # the message says which inequality the number solves
                 detail.append(f"  {rn.message}")
             elif rn.expression is not None:
-                detail.append(f"  exact in the unknown constants: {rn.horizon_name} >= {text(rn.expression)}")
+                detail.append(f"  in the unknown constants (numbers to 6 digits): {rn.horizon_name} >= {text(rn.expression)}")
         elif rn.flag == "symbolic" and rn.expression is not None:
-            out.append(f"{head} {rn.horizon_name} >= {text(rn.expression)} (exact, in the unknown constants)")
+            out.append(f"{head} {rn.horizon_name} >= {text(rn.expression)} (in the unknown constants; numbers to 6 digits)")
         elif rn.flag == "O":
             out.append(f"{head} {rn.horizon_name} = O({text(rn.expression) if rn.expression is not None else '?'}) (constants lost)")
         else:

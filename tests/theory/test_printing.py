@@ -32,3 +32,14 @@ def test_no_claim_prints_a_sympy_artefact() -> None:
         assert r"- \gamma \rho + 1" not in tex, c.id
     assert r"\frac{1 - \gamma \rho}{100 m" in get_claim("fednmap.theorem8").latex()
     assert r"\frac{\sigma}{\sqrt{Q} \sqrt{T} \sqrt{n}}" in get_claim("fednmap.theorem5.rate").latex()
+
+
+def test_text_prints_numbers_not_binary_noise() -> None:
+    """The terminal's rounds line read ``250000.0*(32.4*Delta_0 + (65.6100000001*...``: whole numbers lose ``.0``
+    and the rest show 6 significant digits; a symbol's coefficient keeps its value to that precision."""
+    d = sp.Symbol("Delta_0", positive=True)
+    assert text(sp.Float(250000.0) * d) == "250000*Delta_0"
+    assert text(sp.Float(65.6100000001) * d) == "65.61*Delta_0"
+    assert text(sp.Float(0.00123456790123) + d) == "Delta_0 + 0.00123457"
+    assert text(sp.Float(4.93827152412672e14) * d) == "4.93827e+14*Delta_0"
+    assert text(sp.Float(6000.0)) == "6000" and text(sp.Float(2.5)) == "2.5"

@@ -72,6 +72,14 @@ class _Text(StrPrinter):
         terms = super()._as_ordered_terms(expr, order=order)
         return _signs_first(terms) if isinstance(expr, sp.Add) else terms
 
+    def _print_Float(self, expr: sp.Float) -> str:
+        """A whole number below 10^7 without its ``.0`` (``250000``), others to 6 significant digits (``65.61``, not
+        ``65.6100000001``; ``4.93827e+14``): the terminal shows a number, not sympy's 15 digits of binary noise."""
+        x = float(expr)
+        if expr.is_finite and x.is_integer() and abs(x) < 1e7:
+            return str(int(x))
+        return f"{x:.6g}"
+
     def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
         root = _square_root_of(expr)
         if root is not None:
