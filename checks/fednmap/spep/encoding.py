@@ -45,7 +45,7 @@ fails on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fedbounds.checks.fednmap.pep.encoding import _basis_scale, _check, _Round
@@ -244,8 +244,9 @@ def noise_coefficient(
     else (or when that one is not found) of the full-form builder's."""
     eta_hat = eta_s * eta_a * Q
     tried = [1.0 / eta_hat**2, 1.0, 100.0 / eta_hat**2] if scales is None else list(scales)
-    first = None
-    for s2 in tried:
+
+    def at(s2: float) -> Certificate:
+        """The certificate solved at the variance bound ``s2``, rescaled to sigma2 = 1."""
         build = build_round_spep(L, rho, gamma, eta_a, eta_s, n, Q, C_0, C_c, d, d_c, variant, s2, orthogonality,
                                  symmetric, scenario)
         if symmetric:
@@ -265,11 +266,20 @@ def noise_coefficient(
                                                          1.0, orthogonality, form, scenario))
                 if cert.proved:
                     break
-        if first is None:
-            first = cert
+        return cert
+
+    return first_decided(at(s2) for s2 in tried)
+
+
+def first_decided(certs: Iterable[Certificate]) -> Certificate:
+    """The first of ``certs`` that is certified or unbounded, else the first one: the same SDP solved at several scales
+    (exact rescalings of one another) until one decides; the later scales are not solved once one has."""
+    first = None
+    for cert in certs:
         if cert.certified or cert.unbounded:
             return cert
-    assert first is not None
+        first = cert if first is None else first
+    assert first is not None, "no scale to solve at"
     return first
 
 

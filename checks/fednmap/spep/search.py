@@ -132,22 +132,18 @@ def searched_noise(
     member of the family contracts at that rate. The SDP is solved at the variance bounds ``scales`` (default 1,
     then 1/eta_hat^2) until one certifies, and rescaled exactly (homogeneity); the exact certificate, when stored, is
     of the sigma2 = 1 PEP."""
-    from fedbounds.checks.fednmap.spep.encoding import _rescaled
+    from fedbounds.checks.fednmap.spep.encoding import _rescaled, first_decided
 
     eta_hat = eta_s * eta_a * Q
     tried = [1.0, 1.0 / eta_hat**2] if scales is None else list(scales)
-    first = None
-    for s2 in tried:
-        build = build_search_spep(L, rho, gamma, eta_a, eta_s, n, Q, tau, mu, family, variant, s2, symmetric)
-        kw: dict[str, Any] = {}
-        if symmetric:
-            from fedbounds.checks.pep.symmetric import solve_symmetric
+    kw: dict[str, Any] = {}
+    if symmetric:
+        from fedbounds.checks.pep.symmetric import solve_symmetric
 
-            kw["solve"] = solve_symmetric
-        cert = _rescaled(certify(build, solvers=solvers, rel_tol=rel_tol, prove=s2 == 1.0, **kw), 1.0 / s2)
-        if first is None:
-            first = cert
-        if cert.certified or cert.unbounded:
-            return cert
-    assert first is not None
-    return first
+        kw["solve"] = solve_symmetric
+
+    def at(s2: float) -> Certificate:
+        build = build_search_spep(L, rho, gamma, eta_a, eta_s, n, Q, tau, mu, family, variant, s2, symmetric)
+        return _rescaled(certify(build, solvers=solvers, rel_tol=rel_tol, prove=s2 == 1.0, **kw), 1.0 / s2)
+
+    return first_decided(at(s2) for s2 in tried)

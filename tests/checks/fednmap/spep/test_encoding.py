@@ -301,3 +301,26 @@ def test_proving_a_rescaled_point_writes_only_the_sigma2_1_certificate(tmp_path,
     cert = round_noise(1, 1, 1.0, 1e-3)
     assert cert.proved
     assert [p.name for p in tmp_path.iterdir()] == [cert.proof["file"]]
+
+
+def test_the_first_scale_that_decides_is_returned_and_later_ones_are_not_solved() -> None:
+    """first_decided (both K* searches' retry over variance scales): the first certified or unbounded certificate,
+    with no scale after it solved; when none decides, the first one tried."""
+    from types import SimpleNamespace
+
+    from fedbounds.checks.fednmap.spep.encoding import first_decided
+
+    def cert(name: str, certified: bool = False, unbounded: bool = False) -> SimpleNamespace:
+        return SimpleNamespace(name=name, certified=certified, unbounded=unbounded)
+
+    solved: list[str] = []
+
+    def solving(certs):
+        for c in certs:
+            solved.append(c.name)
+            yield c
+
+    assert first_decided(solving([cert("a"), cert("b", certified=True), cert("c", certified=True)])).name == "b"
+    assert solved == ["a", "b"]
+    assert first_decided([cert("a"), cert("b", unbounded=True)]).name == "b"
+    assert first_decided([cert("a"), cert("b")]).name == "a"
