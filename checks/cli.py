@@ -300,15 +300,9 @@ _ENVIRONMENT_ERRNOS = {getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "ENOMEM")
 
 def memory_limit() -> str:
     """The address-space limit this process runs under, in words ('no limit' when none)."""
-    try:
-        import resource
+    from fedbounds.checks.runtime.address_space import limit_words
 
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
-        return "the machine's memory"
-    if soft == resource.RLIM_INFINITY:
-        return "the machine's memory (no ulimit -v)"
-    return f"the address-space limit ulimit -v {soft // 1024} (KiB)"
+    return limit_words()
 
 
 #: what the dynamic loader says when a library does not fit under the address-space limit
@@ -329,13 +323,10 @@ def _one_blas_thread_under_a_limit() -> None:
     """Under an address-space limit (``ulimit -v``), OpenBLAS's per-thread buffers that do not fit make it print a line
     and exit the process with status 1 (read as "a claim failed"); with one thread its allocations are Python's, and a
     shortage is a MemoryError (exit status 3). Only a default: an explicit OPENBLAS_NUM_THREADS is kept."""
-    try:
-        import resource
+    from fedbounds.checks.runtime.address_space import limit_kib
 
-        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
-            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
-        pass
+    if limit_kib() is not None:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _step(exc: BaseException) -> str:
