@@ -101,6 +101,17 @@ NOTEBOOK_TESTS = ["tests/notebooks"]
 
 TARGETS: list[dict[str, Any]] = [
     {
+        "files": "checks/runtime/address_space.py",
+        "mutate": ["constants", "operators"],
+        "tests": ["tests/checks/test_faults_round3.py -k address_space", "tests/checks/pep/test_verify_store.py -k address_space"],
+    },
+    {
+        "files": "theory/core/printing.py",
+        "mutate": ["constants", "operators"],
+        "scope": ["_Text._print_Float"],
+        "tests": ["tests/theory/test_printing.py"],
+    },
+    {
         "files": "theory/fednmap/formulas.py",
         "mutate": ["constants"],
         "tests": [*THEORY_TESTS, *CHECKS_TESTS, *NOTEBOOK_TESTS],

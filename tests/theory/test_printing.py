@@ -43,3 +43,4 @@ def test_text_prints_numbers_not_binary_noise() -> None:
     assert text(sp.Float(0.00123456790123) + d) == "Delta_0 + 0.00123457"
     assert text(sp.Float(4.93827152412672e14) * d) == "4.93827e+14*Delta_0"
     assert text(sp.Float(6000.0)) == "6000" and text(sp.Float(2.5)) == "2.5"
+    assert text(sp.Float(9999999.0)) == "9999999" and text(sp.Float(1e7)) == "1e+07"  # whole numbers below 10^7 only
