@@ -63,8 +63,9 @@ from typing import Any
 import numpy as np
 from fedbounds.checks.pep.verify_certificate import FORMAT, CertificateError, Unreadable, load, verify
 
-__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Described", "Problem", "Row", "attach", "check_problem", "describe",
-           "exact_arithmetic", "interior_dual", "pep_builder", "problem_of", "prove", "rational", "rebuild", "stored"]
+__all__ = ["DELTA_ABS", "DELTA_REL", "STORE", "Described", "Problem", "Row", "attach", "certificate_of",
+           "check_problem", "checked_certificate", "describe", "exact_arithmetic", "interior_dual", "pep_builder",
+           "problem_from_rows", "problem_of", "prove", "rational", "rebuild", "stored"]
 
 #: the stated room of a proof: bound = v + DELTA_REL |v| + DELTA_ABS
 DELTA_REL = 1e-6
@@ -388,6 +389,8 @@ def problem_of(build: Callable[[], Any], exact: bool = False) -> Problem:
     instead of reading PEPit's binary64 coefficients."""
     with exact_arithmetic() if exact else contextlib.nullcontext():
         built = build()
+        if isinstance(built, Problem):  # a builder of exact rows (its rows are the same with or without ``exact``)
+            return built
         pep = built[0] if isinstance(built, tuple) else built
         with contextlib.redirect_stdout(io.StringIO()):
             pep._prepare_constraints(verbose=0)
@@ -423,8 +426,15 @@ def problem_of(build: Callable[[], Any], exact: bool = False) -> Problem:
                 values[vals[key]] = values.get(vals[key], Fraction(0)) + q
         rows.append(Row(kind, tuple((i, j, c) for (i, j), c in sorted(gram.items()) if c != 0),
                         tuple((k, c) for k, c in sorted(values.items()) if c != 0), const))
-    text = "\n".join(r.key() for r in rows) + f"\n{len(order)} {len(vals)} 0"
-    return Problem(len(order), len(vals), 0, tuple(rows), hashlib.sha256(text.encode()).hexdigest()[:16])
+    return problem_from_rows(rows, len(order), len(vals))
+
+
+def problem_from_rows(rows: list[Row] | tuple[Row, ...], points: int, values: int) -> Problem:
+    """A :class:`Problem` of exact rows over a Gram matrix of size ``points`` and ``values`` values (the objective
+    tau at index 0), with its hash: how :func:`problem_of` states PEPit's rows, and how a builder that writes its rows
+    itself (the client-symmetric reduced form, :mod:`fedbounds.checks.fednmap.spep.reduced`) states its own."""
+    text = "\n".join(r.key() for r in rows) + f"\n{points} {values} 0"
+    return Problem(points, values, 0, tuple(rows), hashlib.sha256(text.encode()).hexdigest()[:16])
 
 
 def _matrices(pb: Problem) -> tuple[Any, Any, np.ndarray, np.ndarray]:
@@ -532,12 +542,15 @@ def interior_dual(pb: Problem, target: float, W: list[list[Fraction]] | None = N
     if ineq.any():
         cons.append(y[np.flatnonzero(ineq)] >= 0)
     prob = cp.Problem(cp.Maximize(t), cons)
-    with contextlib.suppress(Exception), warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the exact check decides
-        prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    if prob.status not in ("optimal", "optimal_inaccurate") or y.value is None or t.value is None or t.value <= 0:
-        return None
-    return np.asarray(y.value, dtype=float), float(t.value)
+    # Clarabel first; where it fails (it does on some well-scaled problems with many rows), SCS: the exact check decides
+    for solver, opts in (("CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}),
+                         ("SCS", {"eps_abs": 1e-8, "eps_rel": 1e-8, "max_iters": 20000})):
+        with contextlib.suppress(Exception), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the exact check decides
+            prob.solve(solver=solver, **opts)
+        if prob.status in ("optimal", "optimal_inaccurate") and y.value is not None and t.value is not None and t.value > 0:
+            return np.asarray(y.value, dtype=float), float(t.value)
+    return None
 
 
 def _face_columns(pb: Problem, W: list[list[Fraction]]) -> list[dict[int, Fraction]]:
@@ -658,22 +671,36 @@ def prove(pb: Problem, value: float, starts: list[np.ndarray] | None = None, del
             faces = [found, None]  # no interior dual at the first delta: look for a face every dual lies on
         tries = [(yf, m, fw) for fw in faces for yf, m in _candidates(pb, float(value), delta, list(starts or []), fw)]
         for yf, margin, fw in tries:
-            y = _exact(pb, yf, fw)
-            if y is None:
-                continue
-            keep = [k for k, v in enumerate(y) if v != 0]
-            cert = {"format": FORMAT, "points": pb.points, "values": pb.values, "objective": pb.objective,
-                    "bound": str(bound), "rows": [pb.rows[k].record(y[k]) for k in keep],
-                    "problem": {"hash": pb.digest, "rows_total": len(pb.rows)},
-                    "value_float": float(value), "delta": float(delta), "margin_t": margin}
-            try:
-                summary = verify(cert)
-            except CertificateError:
-                continue
-            cert["proved_value"] = str(summary["value"])
-            cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
-            return cert
+            cert = checked_certificate(pb, yf, bound, float(value), float(delta), margin, fw)
+            if cert is not None:
+                cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
+                return cert
     return None
+
+
+def checked_certificate(pb: Problem, yf: np.ndarray, bound: Fraction, value: float, delta: float, margin: float | None,
+                        W: list[list[Fraction]] | None = None) -> dict[str, Any] | None:
+    """The certificate of ``worst case <= bound`` made from the float multipliers ``yf`` of ``pb``'s rows (rounded,
+    restored: :func:`_exact`) when the verifier accepts it, else None."""
+    y = _exact(pb, yf, W)
+    return None if y is None else certificate_of(pb, y, bound, value, delta, margin)
+
+
+def certificate_of(pb: Problem, y: list[Fraction], bound: Fraction, value: float, delta: float,
+                   margin: float | None) -> dict[str, Any] | None:
+    """The certificate of ``worst case <= bound`` with the exact multipliers ``y`` of ``pb``'s rows when the verifier
+    accepts it, else None."""
+    keep = [k for k, v in enumerate(y) if v != 0]
+    cert = {"format": FORMAT, "points": pb.points, "values": pb.values, "objective": pb.objective,
+            "bound": str(bound), "rows": [pb.rows[k].record(y[k]) for k in keep],
+            "problem": {"hash": pb.digest, "rows_total": len(pb.rows)},
+            "value_float": value, "delta": delta, "margin_t": margin}
+    try:
+        summary = verify(cert)
+    except CertificateError:
+        return None
+    cert["proved_value"] = str(summary["value"])
+    return cert
 
 
 def stored(digest: str, store: Path | None = None) -> Path:

@@ -179,16 +179,17 @@ def test_fit_with_two_points_has_a_slope_but_no_interval() -> None:
 
 def test_speedup_table_fits_each_axis(monkeypatch: pytest.MonkeyPatch) -> None:
     """The table's fits from a fake oracle whose floor is n^-0.8 Q^-0.5: the n slope of every Q series is -0.8, the
-    Q slope of every n series -0.5 (an axis swapped, or a floor not divided by the rate, fails); a Q series whose
-    point has no value stops there."""
+    Q slope of every n series -0.5 (an axis swapped, or a floor not divided by the rate, fails); a point without a
+    proof is listed and left out of every fit."""
+    from fedbounds.checks.fednmap.spep import reduced
 
-    def solve(n: int, q: int, tau: float, *a: Any, k: float = 1.0, **kw: Any) -> dict[str, Any]:
+    def point(n: int, q: int, tau: float, *a: Any, k: float = 1.0, **kw: Any) -> dict[str, Any]:
         if q == 8 and n >= 4:
-            return {"status": "inconclusive", "K": None, "cpu_s": 0.0}
+            return {"n": n, "Q": q, "status": "single solver", "K": 1.0, "cpu_s": 0.0}
         r = tau * E.steps(q, k=k)["eta_hat"]
-        return {"status": "proved", "K": r * n**-0.8 * q**-0.5, "cpu_s": 0.0}
+        return {"n": n, "Q": q, "status": "proved", "K": r * n**-0.8 * q**-0.5, "cpu_s": 0.0}
 
-    monkeypatch.setattr(E, "solve", solve)
+    monkeypatch.setattr(reduced, "point", point)
     monkeypatch.setattr(E, "printed_floor", lambda *a, **k: 1.0)
     monkeypatch.setattr(E, "SPEEDUP_NS", (1, 2, 4, 8))
     out = E.speedup_table()
@@ -197,11 +198,11 @@ def test_speedup_table_fits_each_axis(monkeypatch: pytest.MonkeyPatch) -> None:
         assert fits[("n", f"Q={q}")]["slope"] == pytest.approx(-0.8, abs=1e-9)
     for n in (1, 2):
         assert fits[("Q", f"n={n}")]["slope"] == pytest.approx(-0.5, abs=1e-9)
-    assert fits[("Q", "n=4")]["points"] == 3  # Q = 8 failed at n = 4
-    assert [r["n"] for r in out["rows"] if r["Q"] == 8] == [1, 2, 4]  # and its series stopped there
+    assert fits[("Q", "n=4")]["points"] == 3  # Q = 8 has no proof at n = 4: not fitted
+    assert [r["n"] for r in out["rows"] if r["Q"] == 8] == [1, 2, 4, 8]  # but listed
     assert all(s["slope"] == pytest.approx(-0.8, abs=1e-9) for s in out["local_slopes"])
     for r in out["rows"]:  # the floor is K*/r: the fake's K over the rate gives back its floor
-        if r["floor"] is not None:
+        if r["status"] == "proved":
             assert r["floor"] == pytest.approx(r["n"] ** -0.8 * r["Q"] ** -0.5, rel=1e-12)
 
 

@@ -1,0 +1,582 @@
+"""The searched-Lyapunov PEP of one stochastic FedNMap round, built directly in its client-symmetric reduced form.
+
+docs/fednmap-reconstruction.md §10.10. The PEP is the one of :func:`fedbounds.checks.fednmap.spep.search.build_search_spep`
+(Algorithm 1 of arXiv 2602.03357, variant A, Assumption 2's noise, the Lyapunov weights as multipliers), in the normal
+form that module's builder makes with ``symmetric=True`` and n <= 8 (start gradients of zero mean, the start's
+corrections pinned to 0). That builder writes the PEP for n clients through PEPit, so its size and the cost of its
+exact certificate grow with n. This module writes the reduced SDP itself, with n a number in its coefficients:
+
+* Every client runs the same loop from the same server state, so the PEP is invariant under permuting the clients,
+  and the average of an optimal point over all permutations is optimal (Gatermann and Parrilo 2004): the worst case
+  is attained at a client-symmetric Gram matrix. Its client slots have a mean mode m_a = (1/n) sum_i leaf(i, a) and
+  difference modes, and
+
+      <s_k, s_l> = M[k, l],   <s_k, leaf(i, a)> = <s_k, m_a> = M[k, a],   <leaf(i, a), m_b> = <m_a, m_b> = M[a, b],
+      <leaf(i, a), leaf(i, b)> = M[a, b] + (1 - 1/n) D[a, b],   <leaf(i, a), leaf(j, b)> = M[a, b] - D[a, b]/n  (i != j),
+
+  with M >= 0 the Gram matrix of the shared leaves and the mean modes and D >= 0 (any such pair is the symmetric Gram
+  matrix of vectors leaf(i, a) = m_a + (e_i - 1/n) (x) R_a, D = R'R). A slot of zero mean (the start's gradients) has
+  no mean mode. Function values are the same for every client (one value per slot).
+* Each orbit of rows under the permutations is one row: an interpolation or noise row of one client (client "0"),
+  one of two different clients (clients "0" and "1"), or a shared one.
+
+So the reduced SDP has the value of the full PEP, and a certificate of the reduced SDP (multipliers y >= 0 of its rows,
+sum y A = S >= 0 on the block-diagonal Gram matrix diag(M, D), exactly) bounds the full PEP's worst case through that
+lemma. Its size does not depend on n: (2 + 3Q - 1) + 3Q Gram points and about 2 (Q + 1)^2 + 3 Q^2 rows, at n = 64 as
+at n = 2. The builder returns a :class:`fedbounds.checks.pep.certificate.Problem` (exact rational rows: the parameters
+read once by :func:`fedbounds.checks.pep.certificate.rational`, every combination exact), which the prover, the store
+and the verifier take as they take a PEPit problem's rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = ["blocks", "build_reduced_search", "full_gram_dimension", "point", "prove_reduced", "solve_preconditioned", "solve_problem"]
+
+# basis keys of a vector: ("s", k) a shared leaf, ("c", who, a) slot a of client who (0 or 1, two different clients),
+# ("m", a) the mean over the clients of slot a. A scalar: ("F", k) a shared value, ("f", a) a client value slot (the
+# same for every client), (u, v) a Gram entry of two vector keys, 1 the constant.
+Vec = dict
+Sca = dict
+
+
+def _add(d: dict, key: Any, c: Fraction) -> None:
+    if c:
+        v = d.get(key, Fraction(0)) + c
+        if v:
+            d[key] = v
+        else:
+            d.pop(key, None)
+
+
+def lin(*terms: tuple[Fraction | int, dict]) -> dict:
+    """sum c * x over (c, x) (vectors or scalars)."""
+    out: dict = {}
+    for c, x in terms:
+        c = Fraction(c)
+        for k, v in x.items():
+            _add(out, k, c * v)
+    return out
+
+
+def dot(x: Vec, y: Vec) -> Sca:
+    """<x, y> as a scalar of Gram entries."""
+    out: Sca = {}
+    for k1, a in x.items():
+        for k2, b in y.items():
+            _add(out, tuple(sorted((k1, k2), key=repr)), a * b)
+    return out
+
+
+def other(x: Vec) -> Vec:
+    """The same vector for another client (client 0's slots moved to client 1)."""
+    return {(("c", 1, k[2]) if k[:2] == ("c", 0) else k): v for k, v in x.items()}
+
+
+def mean_over_clients(x: Vec) -> Vec:
+    """(1/n) sum_i x_i for an expression x of client 0 (its slots become mean modes)."""
+    out: Vec = {}
+    for k, v in x.items():
+        _add(out, ("m", k[2]) if k[0] == "c" else k, v)
+    return out
+
+
+class _Leaves:
+    """The leaves made so far: shared vector leaves, client vector slots (and which have zero mean), value slots."""
+
+    def __init__(self) -> None:
+        self.shared, self.slots, self.fshared, self.fslots = 0, 0, 0, 0
+        self.zero_mean: set[int] = set()
+
+    def s(self) -> Vec:
+        self.shared += 1
+        return {("s", self.shared - 1): Fraction(1)}
+
+    def c(self, zero_mean: bool = False) -> Vec:
+        self.slots += 1
+        if zero_mean:
+            self.zero_mean.add(self.slots - 1)
+        return {("c", 0, self.slots - 1): Fraction(1)}
+
+    def F(self) -> Sca:
+        self.fshared += 1
+        return {("F", self.fshared - 1): Fraction(1)}
+
+    def f(self) -> Sca:
+        self.fslots += 1
+        return {("f", self.fslots - 1): Fraction(1)}
+
+
+def _smooth(L: Fraction, p: tuple, q: tuple) -> Sca:
+    """PEPit's L-smooth interpolation row between (x_i, g_i, f_i) and (x_j, g_j, f_j), as 'expression <= 0':
+    -L/4 ||xi - xj||^2 + 1/2 <gi + gj, xi - xj> + 1/(4L) ||gi - gj||^2 - (fi - fj) <= 0."""
+    (xi, gi, fi), (xj, gj, fj) = p, q
+    dx, dg = lin((1, xi), (-1, xj)), lin((1, gi), (-1, gj))
+    return lin((-L / 4, dot(dx, dx)), (Fraction(1, 2), dot(lin((1, gi), (1, gj)), dx)), (1 / (4 * L), dot(dg, dg)),
+               (-1, fi), (1, fj))
+
+
+def _convex(p: tuple, q: tuple) -> Sca:
+    """Convex interpolation: <g_j, x_i - x_j> - (f_i - f_j) <= 0."""
+    (xi, _, fi), (xj, gj, fj) = p, q
+    return lin((1, dot(gj, lin((1, xi), (-1, xj)))), (-1, fi), (1, fj))
+
+
+class _Layout:
+    """The reduced problem's indices: the Gram matrix diag(M, D) (M over the shared leaves and the mean modes of the
+    slots without zero mean, D over every client slot) and the values (0: the objective tau, then shared, then slots)."""
+
+    def __init__(self, leaves: _Leaves, n: int) -> None:
+        self.n = Fraction(n)
+        means = [a for a in range(leaves.slots) if a not in leaves.zero_mean]
+        self.M = {("s", k): k for k in range(leaves.shared)}
+        self.M.update({("m", a): leaves.shared + j for j, a in enumerate(means)})
+        self.dM = len(self.M)
+        self.dD = leaves.slots if n > 1 else 0
+        self.points = self.dM + self.dD
+        self.values = 1 + leaves.fshared + leaves.fslots
+        self.fshared = leaves.fshared
+
+    def _mkey(self, k: tuple) -> tuple | None:
+        """A vector key's M index key: shared, or the mean mode of a slot (None for a zero-mean slot)."""
+        key = k if k[0] == "s" else ("m", k[-1])
+        return key if key in self.M else None
+
+    def row(self, kind: str, expr: Sca) -> Any:
+        from fedbounds.checks.pep.certificate import Row
+
+        gram: dict[tuple[int, int], Fraction] = {}
+        vals: dict[int, Fraction] = {}
+        const = Fraction(0)
+
+        def put(i: int, j: int, c: Fraction) -> None:
+            _add(gram, (min(i, j), max(i, j)), c)
+
+        for key, c in expr.items():
+            if key == 1:
+                const += c
+            elif key == "tau":
+                _add(vals, 0, c)
+            elif key[0] == "F":
+                _add(vals, 1 + key[1], c)
+            elif key[0] == "f":
+                _add(vals, 1 + self.fshared + key[1], c)
+            else:
+                u, v = key
+                mu, mv = self._mkey(u), self._mkey(v)
+                if mu is not None and mv is not None:
+                    put(self.M[mu], self.M[mv], c)
+                if u[0] == "c" and v[0] == "c" and self.dD:
+                    w = (1 - 1 / self.n) if u[1] == v[1] else -1 / self.n
+                    put(self.dM + u[2], self.dM + v[2], c * w)
+        return Row(kind, tuple((i, j, c) for (i, j), c in sorted(gram.items()) if c),
+                   tuple((k, c) for k, c in sorted(vals.items()) if c), const)
+
+
+def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: Fraction, n: int, Q: int, r: Fraction,
+          mu: Fraction, sigma2: Fraction, scale_rows: Fraction, objective_scale: Fraction,
+          family: Sequence[str]) -> tuple[_Leaves, list[tuple[str, Sca]]]:
+    """The reduced rows of one round (module docstring), in the order the PEPit builder adds them."""
+    from fedbounds.checks.fednmap.pep.encoding import _basis_scale
+
+    lv = _Leaves()
+    a = 1 - gamma * rho
+    scale = Fraction(_basis_scale(float(L), float(gamma), float(eta_a), float(eta_s), Q))
+    rows: list[tuple[str, Sca]] = []
+    h_pts: list[tuple[tuple, bool]] = []  # (point, owned by client 0)
+    f_pts: list[tuple] = []
+    # the start in normal form: x_0 = 0, h's subgradient g, h(0) = 0, the gradients of zero mean, f_i(0) = 0, c = 0
+    g = lv.s()
+    zero: Vec = {}
+    h0 = lv.F()
+    h_pts.append(((zero, g, h0), False))
+    rows.append(("equality", h0))
+    g0 = lv.c(zero_mean=True)
+    f0 = lv.f()
+    f_pts.append((zero, g0, f0))
+    rows.append(("equality", f0))
+    z0, v0, Fnor0 = lin((gamma, g)), g, g
+    # client 0's local loop (every client's, by symmetry), noise e^l after the leaves of step l
+    noise: list[tuple[Vec, list[Vec]]] = []
+    zi, h_ref, f_ref = z0, g, g0
+    for ell in range(Q):
+        if ell == 0:
+            gl = g0
+        else:
+            gh = lin((1, h_ref), (scale, lv.c()))
+            x = lin((1 / a, zi), (-gamma / a, gh))
+            h_pts.append(((x, gh, lv.f()), True))
+            h_ref = gh
+            gl = lin((1, f_ref), (scale, lv.c()))
+            f_pts.append((x, gl, lv.f()))
+            f_ref = gl
+        e = lv.c()
+        noise.append((e, [{("c", 0, b): Fraction(1)} for b in range(lv.slots - 1)]))
+        zi = lin((1, zi), (-eta_a, gl), (-eta_a, e), (-eta_a, v0))
+    round_slots = lv.slots
+    y0 = lin((1 / (eta_a * Q), z0), (-1 / (eta_a * Q), zi))
+    ybar = mean_over_clients(y0)
+    z1 = lin((1, z0), (-(eta_s * eta_a * Q), ybar))
+    c1 = lin((-1, y0), (1, ybar))
+    # the end point: prox at z_1 (a shared leaf), every client's gradient at x_1
+    gh1 = lin((1, g), (scale, lv.s()))
+    x1 = lin((1 / a, z1), (-gamma / a, gh1))
+    hx1 = lv.F()
+    h_pts.append(((x1, gh1, hx1), False))
+    s1 = lin((1, gh1), (-rho, x1))
+    phi1 = lin((1, hx1), (-rho / 2, dot(x1, x1)))
+    g1 = lin((1, f_ref), (scale, lv.c()))
+    f1 = lv.f()
+    f_pts.append((x1, g1, f1))
+    gbar1 = mean_over_clients(g1)
+    psi1 = lin((1, f1), (1, phi1))
+    Fnor1 = lin((1, gbar1), (1, s1))
+    # the rows, in PEPit's order: the functions' interpolation, then the constraints added to the problem
+    for i, p in enumerate(f_pts):
+        for j, q in enumerate(f_pts):
+            if i != j:
+                rows.append(("inequality", _smooth(L, p, q)))
+    for i, (p, own_p) in enumerate(h_pts):
+        for j, (q, own_q) in enumerate(h_pts):
+            if i != j:
+                rows.append(("inequality", _convex(p, q)))
+            if own_p and own_q and n > 1:  # client 0's point against another client's (every pair of points)
+                rows.append(("inequality", _convex(p, (other(q[0]), other(q[1]), q[2]))))
+    for e, _ in noise:
+        rows.append(("inequality", lin((1, dot(e, e)), (-sigma2, {1: Fraction(1)}))))
+    for e, own in noise:
+        for v in [g, *own]:
+            rows.append(("equality", dot(e, v)))
+        if n > 1:
+            for b in range(round_slots):
+                rows.append(("equality", dot(e, {("c", 1, b): Fraction(1)})))
+    forms0 = {"Fnor2": dot(Fnor0, Fnor0), "corr": dot(g0, g0)}
+    corr1 = lin((1, c1), (1, g1), (-1, gbar1))
+    forms1 = {"Fnor2": dot(Fnor1, Fnor1), "corr": dot(corr1, corr1)}
+    for name in family:
+        if name == "corr" and n == 1:
+            continue
+        rows.append(("inequality", lin((-scale_rows, forms1[name]), (scale_rows * (1 - r), forms0[name]))))
+    metric = lin((1, psi1), (r / (2 * mu), forms0["Fnor2"]))
+    rows.append(("inequality", lin((1, {"tau": Fraction(1)}), (-objective_scale, metric))))
+    return lv, rows
+
+
+def _problem(lv: _Leaves, rows: list[tuple[str, Sca]], n: int) -> Any:
+    from fedbounds.checks.pep.certificate import problem_from_rows
+
+    lay = _Layout(lv, n)
+    out, seen = [], set()
+    for kind, expr in rows:
+        row = lay.row(kind, expr)
+        key = _direction(row)
+        if key not in seen:  # a row parallel to an earlier one (an equality up to a factor) adds nothing
+            seen.add(key)
+            out.append(row)
+    return problem_from_rows(out, lay.points, lay.values)
+
+
+def _direction(row: Any) -> tuple:
+    """A row up to a positive factor (any nonzero factor for an equality): its coefficients over the first one's."""
+    coefs = [c for *_, c in row.gram] + [c for _, c in row.values] + [row.constant]
+    lead = next((c for c in coefs if c), Fraction(1))
+    if row.kind == "inequality":
+        lead = abs(lead)
+    return (row.kind, tuple((i, j, c / lead) for i, j, c in row.gram), tuple((k, c / lead) for k, c in row.values),
+            row.constant / lead)
+
+
+def _family_forms(family: str) -> tuple[str, ...]:
+    from fedbounds.checks.fednmap.spep.search import FAMILIES
+
+    if family != "merit":
+        raise ValueError(f"the reduced form is built for the 'merit' family only, got {family!r} (known: {', '.join(FAMILIES)})")
+    return FAMILIES[family]
+
+
+def _pep_builder(factory: Callable[..., Any]) -> Callable[..., Any]:
+    from fedbounds.checks.pep.certificate import pep_builder
+
+    return pep_builder("fednmap", "fednmap.spep: the searched Lyapunov function, client-symmetric reduced form", 1)(factory)
+
+
+@_pep_builder
+def build_reduced_search(
+    L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, tau: float, mu: float,
+    family: str = "merit", sigma2: float = 1.0, row_scale: float | None = None, objective_scale: float = 1.0,
+) -> Callable[[], Any]:
+    """A builder of the reduced searched-Lyapunov PEP at rate r = tau eta_hat (module docstring; the arguments are
+    :func:`fedbounds.checks.fednmap.spep.search.build_search_spep`'s, variant A): ``build()`` returns its exact rows
+    as a :class:`fedbounds.checks.pep.certificate.Problem`, whose value is K*(r) sigma2."""
+    from fedbounds.checks.fednmap.pep.encoding import _check
+    from fedbounds.checks.pep.certificate import rational
+    from fedbounds.checks.pep.solve import check_nonnegative
+
+    L, rho, gamma, eta_a, eta_s, n, Q, _ = _check(L, rho, gamma, eta_a, eta_s, n, Q, 1, "A", "free")
+    tau, sigma2 = check_nonnegative("tau", tau), check_nonnegative("sigma2", sigma2)
+    if not mu > 0:
+        raise ValueError(f"mu must be > 0, got {mu!r}")
+    forms = _family_forms(family)
+    q = {k: rational(v) for k, v in (("L", L), ("rho", rho), ("gamma", gamma), ("eta_a", eta_a), ("eta_s", eta_s),
+                                     ("tau", tau), ("mu", mu), ("sigma2", sigma2), ("objective_scale", objective_scale))}
+    eta_hat = q["eta_s"] * q["eta_a"] * Q
+    r = q["tau"] * eta_hat
+    if not r < 1:
+        raise ValueError(f"the rate tau eta_hat must be < 1, got {float(r)!r}")
+    scale_rows = 1 / eta_hat if row_scale is None else rational(float(row_scale))
+
+    def build() -> Any:
+        lv, rows = _rows(q["L"], q["rho"], q["gamma"], q["eta_a"], q["eta_s"], n, Q, r, q["mu"], q["sigma2"], scale_rows,
+                         q["objective_scale"], forms)
+        return _problem(lv, rows, n)
+
+    return build
+
+
+def full_gram_dimension(n: int, Q: int) -> int:
+    """The Gram size of the full PEP the reduced one stands for: 2 shared leaves and 3Q client slots per client, less
+    the start gradients' zero mean (one dimension)."""
+    return 2 + n * 3 * Q - 1
+
+
+def blocks(pb: Any) -> list[list[int]]:
+    """The Gram indices split into the connected components of the rows' entries (i, j): no row couples two
+    components, so G >= 0 may be imposed per component (the off-diagonal parts are then free and 0 is as good as any
+    value) with the same optimal value; here they are diag(M, D)."""
+    parent = list(range(pb.points))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for r in pb.rows:
+        for i, j, _ in r.gram:
+            parent[find(i)] = find(j)
+    comp: dict[int, list[int]] = {}
+    for i in range(pb.points):
+        comp.setdefault(find(i), []).append(i)
+    return sorted(comp.values())
+
+
+def solve_problem(pb: Any, solver: str, solver_options: Mapping[str, Any] | None = None,
+                  scale: tuple[np.ndarray, np.ndarray] | None = None, penalty: float = 0.0) -> Any:
+    """Maximise the objective value of ``pb`` (a :class:`fedbounds.checks.pep.certificate.Problem`) over one PSD
+    block per component of :func:`blocks`: a :class:`fedbounds.checks.pep.solve.SolverRun` whose multipliers are in
+    the order of ``pb.rows`` (the prover's starting points) and whose dual is -sum_k y_k c_k.
+
+    Preconditioning, which changes neither the value nor the meaning of the multipliers: every row is divided by its
+    largest coefficient (its multiplier multiplied back), and ``scale`` = (d, f) writes G = diag(d) G' diag(d) and
+    F = diag(f) F' (a congruence: G >= 0 exactly when G' >= 0), so that the solver sees a Gram matrix and values of
+    order 1 (:func:`solve_preconditioned`). ``run.gram`` holds (the Gram matrix, the values) in the original scale.
+    ``penalty`` e adds e tr(G') to the objective: the multipliers are then a dual whose residual is >= e I in the
+    scaled basis, a strictly interior dual of ``pb`` (what an exact certificate is rounded from: :func:`prove_reduced`)."""
+    import cvxpy as cp
+    import scipy.sparse as sps
+    from fedbounds.checks.pep.bounded import SolverLimit, bounded
+    from fedbounds.checks.pep.solve import SCS_OPTIONS, SolverRun
+
+    solver = solver.upper()
+    opts = dict(solver_options or (SCS_OPTIONS if solver == "SCS" else {}))
+    t0 = time.perf_counter()
+    comps = blocks(pb)
+    where: dict[int, tuple[int, int]] = {i: (b, k) for b, c in enumerate(comps) for k, i in enumerate(c)}
+    offsets = np.cumsum([0, *(len(c) ** 2 for c in comps)])
+    offF = int(offsets[-1])
+
+    def col(i: int, j: int) -> int:
+        (b, u), (_, v) = where[i], where[j]
+        return int(offsets[b]) + u * len(comps[b]) + v
+
+    d, f = scale if scale is not None else (np.ones(pb.points), np.ones(pb.values))
+    weight = np.ones(len(pb.rows))
+    data: dict[str, tuple[list, list, list, list, list]] = {"inequality": ([], [], [], [], []), "equality": ([], [], [], [], [])}
+    for k, r in enumerate(pb.rows):
+        ri, ci, dv, cs, pos = data[r.kind]
+        m = len(cs)
+        g = [(i, j, float(c) * d[i] * d[j]) for i, j, c in r.gram]
+        vals = [(v, float(c) * f[v]) for v, c in r.values]
+        big = max([abs(c) for *_, c in g] + [abs(c) for _, c in vals] + [abs(float(r.constant))])
+        w = 1.0 / big if big > 0 else 1.0
+        weight[k] = w
+        for i, j, c in g:
+            if i == j:
+                ri.append(m), ci.append(col(i, i)), dv.append(c * w)
+            else:
+                for u, v in ((i, j), (j, i)):
+                    ri.append(m), ci.append(col(u, v)), dv.append(c * w / 2)
+        for v, c in vals:
+            ri.append(m), ci.append(offF + v), dv.append(c * w)
+        cs.append(float(r.constant) * w)
+        pos.append(k)
+    size = offF + pb.values
+    mats = {kind: (sps.csr_matrix((dv, (ri, ci)), shape=(len(cs), size)), np.array(cs), pos)
+            for kind, (ri, ci, dv, cs, pos) in data.items()}
+    Xs = [cp.Variable((len(c), len(c)), PSD=True) for c in comps]
+    F = cp.Variable(pb.values)
+    x = cp.hstack([*(cp.reshape(X, (X.shape[0] ** 2,), order="C") for X in Xs), F])
+    Ai, ci_, pi = mats["inequality"]
+    Ae, ce, pe = mats["equality"]
+    cons = [Ai @ x + ci_ <= 0]
+    if len(pe):
+        cons.append(Ae @ x + ce == 0)
+    goal = f[pb.objective] * F[pb.objective] + (penalty * sum(cp.trace(X) for X in Xs) if penalty else 0)
+    prob = cp.Problem(cp.Maximize(goal), cons)
+    status = ""
+    with bounded():
+        try:
+            prob.solve(solver=solver, **opts)
+            status = str(prob.status)
+        except SolverLimit as exc:
+            status = f"limit: {exc}"
+        except Exception as exc:  # a solver's own failure is an answer (status "error: ..."), never a crash
+            status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
+    dual = primal = viol = min_eig = gram = None
+    y = None
+    if status in ("optimal", "optimal_inaccurate") and x.value is not None:
+        primal = float(prob.value)
+        li = np.asarray(cons[0].dual_value, dtype=float).ravel()
+        le = np.asarray(cons[1].dual_value, dtype=float).ravel() if len(pe) else np.zeros(0)
+        dual = -float(li @ ci_) - float(le @ ce)
+        xv = np.asarray(x.value, dtype=float)
+        viol = max([float(np.max(Ai @ xv + ci_)), *([float(np.max(np.abs(Ae @ xv + ce)))] if len(pe) else [])])
+        min_eig = min(float(np.linalg.eigvalsh(X.value).min()) for X in Xs)
+        y = np.zeros(len(pb.rows))
+        y[pi], y[pe] = li, le
+        y *= weight
+        G = np.zeros((pb.points, pb.points))
+        for c, X in zip(comps, Xs, strict=True):
+            G[np.ix_(c, c)] = X.value
+        gram = (G * np.outer(d, d), np.asarray(F.value, dtype=float) * f)
+    return SolverRun(solver=solver, status=status, dual=dual, primal=primal, seconds=time.perf_counter() - t0,
+                     primal_violation=viol, gram_min_eig=min_eig, multipliers=y, gram=gram,
+                     options={**opts, "blocks": tuple(len(c) for c in comps), "rows": len(pb.rows)})
+
+
+def solve_preconditioned(pb: Any, solver: str = "CLARABEL", rounds: int = 3,
+                         solver_options: Mapping[str, Any] | None = None) -> list[Any]:
+    """:func:`solve_problem` repeated with the Gram matrix and the values rescaled to order 1 by the previous
+    solution (its diagonal, its values), ``rounds`` times: every run (a prover can start from each)."""
+    runs = [solve_problem(pb, solver, solver_options)]
+    for _ in range(rounds - 1):
+        last = next((r for r in reversed(runs) if r.gram is not None), None)
+        if last is None:
+            break
+        runs.append(solve_problem(pb, solver, solver_options, scale=_scaling(last)))
+    return runs
+
+
+def _pow2(x: np.ndarray) -> np.ndarray:
+    """Each entry rounded to the nearest power of two (exact in binary and in rationals)."""
+    return np.exp2(np.round(np.log2(x)))
+
+
+def _scaling(run: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(d, f) of :func:`solve_problem` from a run's solution: powers of two near the square roots of its Gram diagonal
+    and its values' sizes, floored at 1e-6 of the largest (the objective's value is not rescaled)."""
+    G, F = run.gram
+    diag = np.sqrt(np.clip(np.diag(G), 0.0, None))
+    d = np.maximum(diag, 1e-6 * max(float(diag.max(initial=0.0)), 1e-300))
+    f = np.maximum(np.abs(F), 1e-6 * max(float(np.abs(F).max(initial=0.0)), 1e-300))
+    f[0] = 1.0
+    return _pow2(d), _pow2(f)
+
+
+def _scaled(pb: Any, d: np.ndarray, f: np.ndarray) -> tuple[Any, list[Fraction]]:
+    """``pb`` in the basis of :func:`solve_problem`'s ``scale`` (d, f powers of two) with every row multiplied by a
+    power of two w_k near 1/(its largest coefficient): exactly, so a dual y' of it is the dual y_k = w_k y'_k of ``pb``
+    with the same value, and its residual is diag(d) S(y) diag(d) (PSD exactly when S(y) is), its value part
+    diag(f) times ``pb``'s. Returns the scaled problem and the w_k."""
+    from fedbounds.checks.pep.certificate import Row, problem_from_rows
+
+    D, Fv = [Fraction(float(x)) for x in d], [Fraction(float(x)) for x in f]
+    rows, weights = [], []
+    for r in pb.rows:
+        g = [(i, j, c * D[i] * D[j]) for i, j, c in r.gram]
+        vals = [(k, c * Fv[k]) for k, c in r.values]
+        big = max([abs(float(c)) for *_, c in g] + [abs(float(c)) for _, c in vals] + [abs(float(r.constant))])
+        w = Fraction(float(_pow2(np.array([1.0 / big]))[0])) if big > 0 else Fraction(1)
+        weights.append(w)
+        rows.append(Row(r.kind, tuple((i, j, c * w) for i, j, c in g), tuple((k, c * w) for k, c in vals), r.constant * w))
+    return problem_from_rows(rows, pb.points, pb.values), weights
+
+
+#: the relative rooms a proof is tried at, smallest first
+WIDTHS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1)
+
+
+def prove_reduced(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTHS) -> dict[str, Any] | None:
+    """An exact certificate of ``pb``'s worst case <= v + w |v| for the smallest relative room w that gives one, or None.
+
+    v is the last optimal run's dual value. The prover's steps (:mod:`fedbounds.checks.pep.certificate`: each solver
+    dual moved towards a strictly interior dual, rounded, its value part restored exactly) run on ``pb`` rescaled
+    exactly by that run's solution (:func:`_scaled`), where the solvers are accurate and the restoration moves the
+    residual little; the exact multipliers are mapped back to ``pb``'s rows and checked against ``pb`` itself
+    (:func:`fedbounds.checks.pep.certificate.certificate_of`)."""
+    from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, rational
+
+    t0 = time.perf_counter()
+    opt = [r for r in runs if r.status == "optimal" and r.gram is not None and r.multipliers is not None]
+    if not opt:
+        return None
+    v = float(opt[-1].dual)
+    pbs, w = _scaled(pb, *_scaling(opt[-1]))
+    wf = np.array([float(x) for x in w])
+    starts = [r.multipliers / wf for r in opt]
+    for width in widths:
+        delta = width * abs(v)
+        bound = rational(v) + Fraction(delta).limit_denominator(10**15)
+        for ys, margin in _candidates(pbs, v, delta, starts):
+            y = _exact(pbs, ys)
+            cert = None if y is None else certificate_of(pb, [a * b for a, b in zip(y, w, strict=True)], bound, v, delta, margin)
+            if cert is not None:
+                cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
+                cert["width"] = width
+                return cert
+    return None
+
+
+def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = 0.1,
+          make: bool = False) -> dict[str, Any]:
+    """K*(tau eta_hat) at Theorem 5's printed steps (times k, window m) from the reduced PEP: the stored exact
+    certificate re-verified against the rebuilt rows (``status`` proved, ``K`` its bound), or, with ``make``, one made
+    from three preconditioned Clarabel solves and stored first; else Clarabel's value with status ``single solver``
+    (never counted as proved). The PEP is solved at the variance sigma2 = n Q / eta_hat^2 (values of order 1; the
+    value is K* sigma2 by homogeneity), so K = bound / sigma2. Records the solver values and the proof's room."""
+    from fedbounds.checks.fednmap.spep.existence import L, steps
+    from fedbounds.checks.pep.certificate import _write, attach, describe, stored
+
+    p = steps(Q, m, rho, k)
+    s2 = n * Q / p["eta_hat"] ** 2
+    build = build_reduced_search(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, tau, mu, sigma2=s2)
+    t0 = time.process_time()
+    pb = build()
+    runs = solve_preconditioned(pb)
+    value = next((r.dual for r in reversed(runs) if r.status == "optimal"), None)
+    rec: dict[str, Any] = {"n": n, "Q": Q, "m": m, "rho": rho, "tau": tau, "sigma2": s2, "hash": pb.digest,
+                           "blocks": list(runs[-1].options.get("blocks", ())), "rows": len(pb.rows),
+                           "gram_dim": full_gram_dimension(n, Q), "statuses": [r.status for r in runs],
+                           "values": [None if r.dual is None else r.dual / s2 for r in runs]}
+    if make and value is not None and not stored(pb.digest).exists():
+        cert = prove_reduced(pb, runs)
+        if cert is not None:
+            cert["problem"].update(describe(build) or {})
+            _write(stored(pb.digest), cert)
+            rec["room"] = cert["width"]
+            rec["seconds_to_prove"] = cert["seconds_to_prove"]
+    proof = attach(build, value if value is not None else 0.0) if stored(pb.digest).exists() else None
+    if proof is not None and proof.get("status") == "proved":
+        rec.update(status="proved", K=proof["bound"] / s2, proof=proof)
+    elif value is not None:
+        rec.update(status="single solver", K=value / s2)
+    else:
+        rec.update(status="inconclusive", K=None)
+    rec["cpu_s"] = round(time.process_time() - t0, 2)
+    return rec
