@@ -28,6 +28,7 @@ from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap import stochastic as S
 
 __all__ = [
+    "PRINTED",
     "SPEEDUP_FILE",
     "TABLE_FILE",
     "existence_ratio",
@@ -47,10 +48,13 @@ SPEEDUP_FILE = Path(__file__).with_name("theorem8_speedup.json")
 
 #: [D] certified floor K sigma^2/e8(C_0) over Theorem 8's printed floor at window m (<= 1: the theorem holds there)
 existence_ratio = S.certified_floor / core.theorem8_floor
+#: the printed constants, for :func:`needed` (split off Theorem 8's terms in :mod:`fedbounds.theory.fednmap.formulas`)
+PRINTED = {"36": float(core.theorem8_constant_36), "12100": float(core.theorem8_constant_12100)}
+_AS_PRINTED = {core.certified_floor_value: S.certified_floor, core.constant_36: core.theorem8_constant_36,
+               core.constant_12100: core.theorem8_constant_12100}
 #: [D] needed 36 / printed 36 and needed 12100 / printed 12100 at the certified floor K sigma^2/e8(C_0) (<= 1: holds)
-needed_ratio_36 = (core.theorem8_needed_36 / core.theorem8_constant_36).subs(core.certified_floor_value, S.certified_floor)
-needed_ratio_12100 = (core.theorem8_needed_12100 / core.theorem8_constant_12100).subs(core.certified_floor_value,
-                                                                                     S.certified_floor)
+needed_ratio_36 = (core.theorem8_needed_36 / core.constant_36).subs(_AS_PRINTED)
+needed_ratio_12100 = (core.theorem8_needed_12100 / core.constant_12100).subs(_AS_PRINTED)
 
 
 def table() -> dict[str, Any]:
@@ -108,21 +112,26 @@ def row_values(r: dict[str, Any]) -> dict[str, float]:
     return v
 
 
-def needed(r: dict[str, Any], K: float | None) -> dict[str, float] | None:
-    """At row ``r`` with noise coefficient ``K`` (at rate e8(C_0_min)): ``floor`` (K/r per sigma^2), the two printed
-    terms, ``needed_36`` / ``needed_12100`` (the smallest constants, module docstring) and ``ratio_36`` /
-    ``ratio_12100`` (needed / printed). None when the row is undecided (no C_0, or no K): no number, never 0."""
+def needed(r: dict[str, Any], K: float | None, constants: dict[str, float] | None = None) -> dict[str, float] | None:
+    """At row ``r`` with noise coefficient ``K`` (at rate e8(C_0_min)): ``floor`` (K/r per sigma^2), the two terms,
+    ``needed_36`` / ``needed_12100`` (the smallest constants, module docstring, the other at its value in
+    ``constants``) and ``ratio_36`` / ``ratio_12100`` (needed over the constant's value). ``constants``: the two
+    constants' values, :data:`PRINTED` by default (a check's control plants others; a constant 0 gives the ratio +inf
+    where something is needed, NaN where nothing is). None when the row is undecided (no C_0, or no K): no number."""
     from fedbounds.theory.core.evaluate import evaluate
 
     if K is None or r.get("C_0_min") is None or not math.isfinite(float(K)):
         return None
-    v = {**row_values(r), "K_sigma": float(K)}
+    c = {**PRINTED, **(constants or {})}
+    v = {**row_values(r), "K_sigma": float(K), core.constant_36: c["36"], core.constant_12100: c["12100"]}
     floor = evaluate(S.certified_floor, v)
-    out = {"floor": floor, "term_36": evaluate(core.theorem8_variance, v), "term_12100": evaluate(core.theorem8_drift, v)}
-    for which, expr, ratio in (("36", core.theorem8_needed_36, needed_ratio_36),
-                               ("12100", core.theorem8_needed_12100, needed_ratio_12100)):
-        out[f"needed_{which}"] = evaluate(expr, {**v, core.certified_floor_value: floor})
-        out[f"ratio_{which}"] = evaluate(ratio, v)
+    v[core.certified_floor_value] = floor
+    out = {"floor": floor, "term_36": evaluate(core.constant_36 * core.theorem8_variance_unit, v),
+           "term_12100": evaluate(core.constant_12100 * core.theorem8_drift_unit, v), "c_36": c["36"], "c_12100": c["12100"]}
+    for which, expr in (("36", core.theorem8_needed_36), ("12100", core.theorem8_needed_12100)):
+        got = evaluate(expr, v)
+        out[f"needed_{which}"] = got
+        out[f"ratio_{which}"] = got / c[which] if c[which] > 0 else (math.inf if got > 0 else math.nan)
     return out
 
 

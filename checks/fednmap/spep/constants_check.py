@@ -46,10 +46,9 @@ def _verdict(claim: str, instance: str, observed: float | None, **details: Any) 
                    status=decide(obs, obs, 1.0, exact=True), slack=slack_of(1.0, obs), exact=True, details=details)
 
 
-def decided_rows(ctx: CheckContext, notes: list[str]) -> list[tuple[dict[str, Any], str, dict[str, float] | None]]:
-    """(row, evidence, needed) per row of the profile (quick: m = 1, gamma rho = 0.0182; full: all) with a decided C_0;
-    ``needed`` is :func:`fedbounds.theory.fednmap.theorem8_c0.needed` at the re-verified K (None when it does not
-    re-verify). Rows with no decided C_0 are only named in ``notes``."""
+def decided_rows(ctx: CheckContext, notes: list[str]) -> list[tuple[dict[str, Any], str, float | None]]:
+    """(row, evidence, K) per row of the profile (quick: m = 1, gamma rho = 0.0182; full: all) with a decided C_0; K is
+    the re-verified one (None when the row does not re-verify). Rows with no decided C_0 are only named in ``notes``."""
     from fedbounds.checks.fednmap.spep.existence_check import reverified
     from fedbounds.theory.fednmap import theorem8_c0 as T8
 
@@ -67,7 +66,7 @@ def decided_rows(ctx: CheckContext, notes: list[str]) -> list[tuple[dict[str, An
             continue
         ctx.tick(f"Theorem 8 constants: re-verify n={r['n']} Q={r['Q']} m={r['m']}")
         ev, _, _, K = reverified(r)
-        out.append((r, ev, None if ev == "unknown" else T8.needed(r, K)))
+        out.append((r, ev, None if ev == "unknown" else K))
     return out
 
 
@@ -78,13 +77,18 @@ def _target(r: dict[str, Any]) -> str | None:
     return None if t in (None, "value") else str(t)
 
 
-def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
+def _constant_check(ctx: CheckContext, claim: str, which: str, constants: dict[str, float] | None = None) -> CheckResult:
+    """The verdicts of one constant (module docstring); ``constants``: the constants' values, printed by default (a
+    test plants a wrong one)."""
     from fedbounds.checks.fednmap.spep.existence_check import _at
+    from fedbounds.theory.fednmap.theorem8_c0 import needed as needed_at
 
     res = CheckResult(claim)
-    rows = decided_rows(ctx, res.notes)
+    raw = decided_rows(ctx, res.notes)
+    rows = [(r, ev, None if K is None else needed_at(r, K, constants)) for r, ev, K in raw]
     other = OTHER[which]
     rooms, zero = [], 0
+    value = (constants or {}).get(which)
     for r, ev, got in rows:
         needed = None if got is None else got[f"needed_{which}"]
         loose = _target(r)
@@ -96,8 +100,9 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
         if needed is not None:
             zero += needed == 0
             if needed > 0:
-                rooms.append(float(which) / needed)
-    _control(res, which, rows)
+                rooms.append((float(which) if value is None else value) / needed)
+    _control(res, which, [(r, ev, None if K is None else needed_at(r, K, {**(constants or {}), "36": 0.0}))
+                          for r, ev, K in raw])
     decided = sum(1 for _, _, g in rows if g is not None)
     parts = [f"{zero} of {decided} decided rows need {which} = 0 ({other} alone pays)"] if decided else ["no decided row"]
     if rooms:
@@ -109,20 +114,20 @@ def _constant_check(ctx: CheckContext, claim: str, which: str) -> CheckResult:
 
 
 def _control(res: CheckResult, which: str, rows: list[tuple[dict[str, Any], str, dict[str, float] | None]]) -> None:
-    """The 36-term dropped (module docstring), at the decided row where the floor most exceeds the 12100-term alone."""
+    """The 36-term dropped (module docstring; ``rows``: needed with 36 = 0), at the decided row where the floor most
+    exceeds the 12100-term alone."""
     live = [(r, g) for r, _, g in rows if g is not None]
     if not live:
         res.notes.append("no decided row: no control")
         return
     r, g = max(live, key=lambda t: t[1]["floor"] / t[1]["term_12100"])
     alone = g["floor"] / g["term_12100"]  # the floor over the 12100-term alone: > 1 iff some 36 is needed
+    obs = g[f"ratio_{which}"]  # 36: +inf where some 36 is needed (NaN, unknown, where none is); 12100: the floor alone
     if which == "36":
-        obs = math.inf if g["needed_36"] > 0 else math.nan
         what = ("36 -> 0 (the sampling-noise term dropped): where the 12100-term alone does not pay the certified floor, "
                 "the needed 36 is positive and 36 = 0 reads violated")
         kind = THEOREM
     else:
-        obs = alone
         what = ("the 36-term dropped, so that the 12100-term pays alone: 12100 needed / printed; shows this verdict can "
                 "fail on the floor, not that a wrong 12100 would be caught (the 36-term pays first), so machinery")
         kind = MACHINERY
