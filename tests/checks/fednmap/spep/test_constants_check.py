@@ -138,3 +138,21 @@ def test_the_verdicts_are_inside_the_printed_steps_and_name_their_evidence(table
     assert res.scope_info().kind == INSIDE, res.scope_info().text
     assert "[proved]" in res.verdicts[0].instance and "C_0=0" in res.verdicts[0].instance
     assert "not caught" in res.notes[-1]
+
+
+def test_the_shape_study_is_outside_and_not_a_verdict_on_theorem8() -> None:
+    """lyapunov_windows runs our shape at chosen (C_0, C_c) and 16x the steps: its scope is ``outside`` even where the
+    PEP-certified steps cover 16x (it read ``certified`` before), and its claim rests on no Theorem 8 claim."""
+    from fedbounds.checks.fednmap.spep import family
+    from fedbounds.checks.registry import CheckResult
+    from fedbounds.checks.verdicts.scope import CERTIFIED, OUTSIDE, scope_of
+    from fedbounds.checks.verdicts.verdict import Verdict
+
+    v = Verdict(claim_id=family.WINDOWS, instance="x", observed=0.01, bound=1.0, ci_low=0.01, ci_high=0.01, status="holds",
+                slack=100.0, exact=True, details={"at": family._at(2, 1, 1.0, 1e-3)})
+    res = CheckResult(family.WINDOWS, verdicts=[v], scope_tag="chosen: C_0=1, C_c=0.001, steps 16x printed, mu=0.1, m=1")
+    assert scope_of(family.WINDOWS, [v]).kind == CERTIFIED  # what the steps alone would say
+    scope = family._outside(res)
+    assert scope.kind == OUTSIDE and scope.factors["eta_hat"] == pytest.approx((16.0, 16.0)) and "chosen" in scope.text
+    claim = get_claim(family.WINDOWS)
+    assert claim.title.startswith("Study") and not any("theorem8" in d for d in claim.depends_on)
