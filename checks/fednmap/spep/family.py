@@ -188,7 +188,7 @@ def _outside(res: CheckResult) -> Any:
     from fedbounds.checks.verdicts.scope import OUTSIDE, scope_of
 
     s = scope_of(WINDOWS, res.verdicts)
-    return replace(s, kind=OUTSIDE, certificate="", caveat="a study of the reconstructed shape at constants we chose "
+    return replace(s, kind=OUTSIDE, certificate="", caveat="a study of the reconstructed shape at chosen constants "
                    f"({_chosen_text(res)}), not Theorem 8's hypotheses", tag=res.scope_tag)
 
 

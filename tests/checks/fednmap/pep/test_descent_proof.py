@@ -41,8 +41,9 @@ def test_descent_check_reports_the_proof_where_its_solvers_read_a_false_unbounde
     proof above). descent_check now tries the proof and reports ``proved`` with its exact bound, so the verdict at
     bound 1 holds instead of reading violated (it read ``unbounded`` / violated before). Clarabel alone reads the same
     ``unbounded`` as both solvers do, and keeps the test cheap (SCS runs to its iteration cap here: 6 s)."""
-    from fedbounds.checks.fednmap.pep.encoding import descent_check
+    from fedbounds.checks.fednmap.pep.encoding import _probe_outcome, descent_check
     from fedbounds.checks.pep.solve import proof_decides, verdict
+    from fedbounds.checks.verdicts.threshold import MEETS
 
     args, eta_hat = _at(0.001)
     cert = descent_check(**args, descent_coef=descent_coefficient(eta_hat), solvers=ONE)
@@ -50,6 +51,7 @@ def test_descent_check_reports_the_proof_where_its_solvers_read_a_false_unbounde
     assert cert.proof["solver_free"] and cert.proof["solvers_read"] == "unbounded"
     assert cert.value <= 0.5 + 1e-6 and proof_decides(cert, 1.0)
     assert verdict(cert, 1.0) == "holds"
+    assert _probe_outcome(cert) == MEETS  # a threshold search counts it (it read "fails" on the false unbounded)
     assert descent_check(**args, descent_coef=descent_coefficient(eta_hat), solvers=ONE, prove_small=False).status == "unbounded"
 
 
