@@ -179,6 +179,17 @@ def _searched_rooms_claims() -> tuple[Claim, Claim]:
             "against the printed terms, the other term as printed paying first; that split is ours. Where K is a looser "
             "proved bound (target room/2 or 2 x value) the needed constant is an upper bound and its room a lower bound")
     hyps = (sp.Ge(C_0, 0, evaluate=False), *THEOREM5_HYPOTHESES)
+    got = [T8.needed(r, r["K"]) for r in decided]
+    need = {w: [g[f"needed_{w}"] for g in got if g[f"needed_{w}"] > 0] for w in ("36", "12100")}
+
+    def two_x(which: str) -> str:
+        if not need[which]:
+            return (f"No error in {which}, of any size, is caught at these rows: the other term alone pays the certified "
+                    "floor at each")
+        room = float(which) / max(need[which])
+        return (f"A 2x error in {which}: {which} -> {2 * int(which)} is a looser valid bound (nothing can catch it); "
+                f"{which} -> {int(which) / 2:g} is {'caught' if room < 2 else 'not caught'} (smallest room x{room:.3g}; "
+                "where K is a proof at room/2 that room is a lower bound)")
     c36 = Claim(
         id="fednmap.spep.constant_36",
         title="Theorem 8's 36 sigma^2/(m n mu Q) on the searched Lyapunov function at the printed steps: the 36 needed is "
@@ -193,9 +204,8 @@ def _searched_rooms_claims() -> tuple[Claim, Claim]:
         hypotheses_status=Status.RECONSTRUCTED,
         depends_on=("fednmap.theorem8", "fednmap.spep.theorem8_existence"),
         unknowns=(C_0, S.K_sigma),
-        evidence=ev + T8.needed_text("36") + ". A 2x error in 36 is not caught: 36 -> 72 is a looser valid bound, and 36 "
-        "-> 18 keeps every decided row within its room (the smallest, about 2, sits at rows whose K was proved at half "
-        "the room, so it is a lower bound). Control: 36 -> 0 reads violated where the 12100-term alone does not pay (n = 1)",
+        evidence=ev + T8.needed_text("36") + ". " + two_x("36") + ". Control: 36 -> 0 reads violated where the "
+        "12100-term alone does not pay the floor",
         evidence_kinds=("numeric",),
         statement="on the searched Lyapunov function, at the printed steps, the printed 36 covers what the 12100-term "
         "leaves of the certified floor at every decided row of theorem8_c0.json: " + T8.needed_text("36"),
@@ -214,13 +224,11 @@ def _searched_rooms_claims() -> tuple[Claim, Claim]:
         hypotheses_status=Status.RECONSTRUCTED,
         depends_on=("fednmap.theorem8", "fednmap.spep.theorem8_existence"),
         unknowns=(C_0, S.K_sigma),
-        evidence=ev + T8.needed_text("12100") + ". So no error in 12100, of any size, is caught at these rows: the 36-term "
-        "alone pays the certified floor. Its control drops the 36-term instead (machinery: it shows the verdict can fail, "
-        "not that a wrong 12100 would be caught)",
+        evidence=ev + T8.needed_text("12100") + ". " + two_x("12100") + ". Its control drops the 36-term (machinery: it "
+        "shows the verdict can fail on the measured floor, not that a wrong 12100 would be caught)",
         evidence_kinds=("numeric",),
         statement="on the searched Lyapunov function, at the printed steps, the printed 12100 covers what the 36-term "
-        "leaves of the certified floor at every decided row of theorem8_c0.json; at each decided row the 36-term alone "
-        "covers the whole floor: " + T8.needed_text("12100"),
+        "leaves of the certified floor at every decided row of theorem8_c0.json: " + T8.needed_text("12100"),
     )
     return c36, c121
 

@@ -136,20 +136,23 @@ def needed(r: dict[str, Any], K: float | None, constants: dict[str, float] | Non
 
 
 def needed_text(which: str) -> str:
-    """Per committed decided row: the constant ``which`` ("36" or "12100") needed on the searched function."""
-    parts = []
+    """The constant ``which`` ("36" or "12100") needed on the searched function at the committed decided rows: each
+    positive one with its room, then the rows where the other term alone pays (needed 0)."""
+    parts, zero = [], []
     for r in table()["rows"]:
         got = needed(r, r.get("K"))
         if got is None:
             continue
+        at = f"({r['n']}, {r['Q']}, {r['m']}, {r['gamma_rho']:.4f})"
         c = got[f"needed_{which}"]
+        if c == 0:
+            zero.append(at)
+            continue
         best = next((p for p in r.get("probes", []) if p.get("C_0") == r["C_0_min"]), {})
         target = (best.get("proof") or {}).get("target")
         loose = target not in (None, "value")  # K is a looser proved bound: the room is at least what it reads
-        if c == 0:
-            text = "0 (the other term alone pays)"
-        else:
-            text = f"{c:.3g} (room >= x{float(which) / c:.3g}, K proved at {target})" if loose else \
-                f"{c:.3g} (room x{float(which) / c:.3g})"
-        parts.append(f"({r['n']}, {r['Q']}, {r['m']}, {r['gamma_rho']:.4f}): {text}")
+        parts.append(f"{at}: {c:.3g} (room >= x{float(which) / c:.3g}, K proved at {target})" if loose else
+                     f"{at}: {c:.3g} (room x{float(which) / c:.3g})")
+    if zero:
+        parts.append(f"0 (the other term alone pays) at {len(zero)} rows (n, Q, m, gamma rho) = {', '.join(zero)}")
     return "; ".join(parts) if parts else "no decided row in the committed table"
