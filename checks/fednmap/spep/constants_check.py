@@ -18,6 +18,8 @@ Controls (theorem kind: the printed constant changed, decided by the same re-ver
 * for 12100 no value of 12100 can be caught where the 36-term alone pays (needed 0 at every decided row so far); its
   control drops the *36*-term, so that the 12100-term must pay alone, and reads violated where it cannot: that shows
   the verdict can fail on the measured floor, not that a wrong 12100 would be caught, so it is labelled machinery.
+Both run at the decided row where the floor most exceeds the 12100-term; where it exceeds it nowhere, neither can
+fail, and a note says so instead of a control that cannot fire.
 """
 
 from __future__ import annotations
@@ -122,7 +124,11 @@ def _control(res: CheckResult, which: str, rows: list[tuple[dict[str, Any], str,
         return
     r, g = max(live, key=lambda t: t[1]["floor"] / t[1]["term_12100"])
     alone = g["floor"] / g["term_12100"]  # the floor over the 12100-term alone: > 1 iff some 36 is needed
-    obs = g[f"ratio_{which}"]  # 36: +inf where some 36 is needed (NaN, unknown, where none is); 12100: the floor alone
+    if alone <= 1.0:  # nothing for 36 to pay anywhere: dropping it cannot fail, so there is no control to run
+        res.notes.append("no control: the 12100-term alone pays the certified floor at every decided row, so 36 -> 0 "
+                         "cannot read violated here")
+        return
+    obs = g[f"ratio_{which}"]  # 36: +inf (some 36 is needed); 12100: the floor over the 12100-term alone
     if which == "36":
         what = ("36 -> 0 (the sampling-noise term dropped): where the 12100-term alone does not pay the certified floor, "
                 "the needed 36 is positive and 36 = 0 reads violated")

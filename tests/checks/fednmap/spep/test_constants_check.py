@@ -124,10 +124,10 @@ def test_the_controls_fire_for_their_reason_and_only_36_s_counts(table) -> None:
     (neg,) = CC._constant_check(ctx, CC.C12100, "12100").negatives
     assert control_kind(neg) == MACHINERY and not counts_as_evidence(neg)
     assert neg.violated and neg.observed == pytest.approx(1.1)
-    # where the 12100-term alone pays (the floor below it), dropping 36 cannot fire: the control says unknown
+    # where the 12100-term alone pays (the floor below it), dropping 36 cannot fire: no control, and a note says why
     r["K"] = _K(r, 0.5 * _terms(r)[1])
-    (neg,) = CC._constant_check(ctx, CC.C36, "36").negatives
-    assert neg.status == "inconclusive"
+    res = CC._constant_check(ctx, CC.C36, "36")
+    assert not res.negatives and any(n.startswith("no control") for n in res.notes)
 
 
 def test_the_verdicts_are_inside_the_printed_steps_and_name_their_evidence(table) -> None:
