@@ -166,8 +166,11 @@ class Certificate:
 
     @property
     def proved(self) -> bool:
-        """Certified, and an exact rational certificate of ``worst case <= proof["bound"]`` verified."""
-        return bool(self.certified and self.proof and self.proof.get("status") == "proved")
+        """Certified, and an exact rational certificate of ``worst case <= proof["bound"]`` verified; or such a
+        certificate found without any solver's optimum (``proof["solver_free"]``: the interior dual at a bound with
+        room, e.g. :func:`fedbounds.checks.fednmap.pep.encoding.descent_proof`), where the solvers read nothing."""
+        return bool(self.proof and self.proof.get("status") == "proved"
+                    and (self.certified or self.proof.get("solver_free") is True))
 
     @property
     def status(self) -> str:

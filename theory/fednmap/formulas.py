@@ -67,6 +67,19 @@ theorem8_drift = 12100 * eta_a**2 * Q * L**2 * sigma2 / (mu * (1 - gamma * rho) 
 theorem8_bound = theorem8_transient + theorem8_variance + theorem8_drift
 #: [D] what remains as T -> infinity
 theorem8_floor = theorem8_variance + theorem8_drift
+#: [D] each noise term as its printed constant times a unit: theorem8_variance = 36 variance_unit, theorem8_drift =
+#: 12100 drift_unit (split off the expressions above, not retyped)
+theorem8_constant_36, theorem8_variance_unit = theorem8_variance.as_coeff_Mul()
+theorem8_constant_12100, theorem8_drift_unit = theorem8_drift.as_coeff_Mul()
+#: a floor some certificate implies (K sigma^2 / r for a Lyapunov function with E V_1 <= (1 - r) V_0 + K sigma^2)
+certified_floor_value = sp.Symbol("F_cert", nonnegative=True)
+#: the two constants as parameters (printed: theorem8_constant_36, theorem8_constant_12100; a check may plant others)
+constant_36, constant_12100 = sp.Symbol("c_36", nonnegative=True), sp.Symbol("c_12100", nonnegative=True)
+#: [D] the smallest 36 with which the floor still covers F_cert, the 12100-term (constant c_12100) paying first:
+#: (F_cert - 12100-term)/variance_unit, and 0 where the 12100-term alone pays (docs/fednmap-reconstruction.md §10.9)
+theorem8_needed_36 = sp.Max(0, (certified_floor_value - constant_12100 * theorem8_drift_unit) / theorem8_variance_unit)
+#: [D] the smallest 12100 likewise, the 36-term (constant c_36) paying first
+theorem8_needed_12100 = sp.Max(0, (certified_floor_value - constant_36 * theorem8_variance_unit) / theorem8_drift_unit)
 #: [D] the floor with the window tied to the step: m = m_max(eta_hat)
 theorem8_floor_coupled = theorem8_floor.subs(m, m_max)
 #: [D] an O(eta_hat) upper bound on it (floor(M) >= M/2 for M >= 1): the variance part is 7200 eta_hat S sigma^2/((1-gamma rho) n mu Q)

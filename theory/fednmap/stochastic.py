@@ -18,13 +18,15 @@ with Theorem 8's floor at m = 1: the printed floor holds on this shape where
     K sigma^2 / e8 <= 36 sigma^2/(n mu Q) + 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2),
 
 i.e. K <= K_8 = e8 (floor at m = 1)/sigma^2 (the per-round allowance; mu cancels but for the factor
-1/(1 + gamma mu C_0)). Each printed constant gets its own verdict by charging it the part of K of its shape: the PEP
+1/(1 + gamma mu C_0)). On this shape (a study at constants we chose, docs/fednmap-reconstruction.md §10.8; Theorem
+8's own rooms are measured on the searched function, :func:`fedbounds.theory.fednmap.theorem8_c0.needed`) each
+printed constant's room is read by charging it the part of K of its shape: the PEP
 measures K = K_var + kappa C_c (linear in C_c, checked), K_var of the shape eta_hat^2/(gamma n Q) (the sampling noise
 the 36-term pays for) and kappa C_c with kappa ~ (1 - 1/n)/Q (the correction state's noise; with C_c of order
 eta_hat eta_a^2 Q^2 L^2 it has the eta_a^2 Q L^2 shape the 12100-term pays for). The *room* of 36 is
 e8 (36-term)/K_var, of 12100 it is e8 (12100-term)/(kappa C_c): the factor by which that constant could be divided
-with its term still paying for its part. Both rooms >= 1 is sufficient for the floor. A printed constant divided by
-twice its room fails its part (the negative control). This attribution is ours (a remark, not the paper's proof).
+with its term still paying for its part. Both rooms >= 1 is sufficient for the floor. This attribution is ours
+(a remark, not the paper's proof).
 Every expression here is sympy, built from :mod:`fedbounds.theory.fednmap.formulas` (nothing retyped).
 """
 

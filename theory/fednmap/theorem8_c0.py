@@ -9,6 +9,12 @@ smallest C_0 >= 0 doing so is the constant the theorem needs; :data:`existence_r
 compares with 1. The table ``theorem8_c0.json`` beside this file is written by
 ``python -m fedbounds.checks.fednmap.spep.existence --write``; the speedup table ``theorem8_speedup.json`` by the same
 command with ``--speedup``.
+
+The rooms of the printed constants on the searched function (:func:`needed`): at a decided row (K at r = e8(C_0), the
+smallest C_0 the table recovered), the floor K sigma^2/r is split against the two printed terms, each as printed paying
+first for what the other leaves: 36 is needed only for what the 12100-term does not cover, and conversely
+(:data:`fedbounds.theory.fednmap.formulas.theorem8_needed_36`, ``theorem8_needed_12100``). needed/printed <= 1 is
+each constant's verdict; where the other term alone pays, the constant could be 0 there (needed 0).
 """
 
 from __future__ import annotations
@@ -21,13 +27,34 @@ from fedbounds.theory.core import evidence
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap import stochastic as S
 
-__all__ = ["SPEEDUP_FILE", "TABLE_FILE", "existence_ratio", "speedup", "speedup_text", "table", "table_text"]
+__all__ = [
+    "PRINTED",
+    "SPEEDUP_FILE",
+    "TABLE_FILE",
+    "existence_ratio",
+    "needed",
+    "needed_ratio_36",
+    "needed_ratio_12100",
+    "needed_text",
+    "row_values",
+    "speedup",
+    "speedup_text",
+    "table",
+    "table_text",
+]
 
 TABLE_FILE = Path(__file__).with_name("theorem8_c0.json")
 SPEEDUP_FILE = Path(__file__).with_name("theorem8_speedup.json")
 
 #: [D] certified floor K sigma^2/e8(C_0) over Theorem 8's printed floor at window m (<= 1: the theorem holds there)
 existence_ratio = S.certified_floor / core.theorem8_floor
+#: the printed constants, for :func:`needed` (split off Theorem 8's terms in :mod:`fedbounds.theory.fednmap.formulas`)
+PRINTED = {"36": float(core.theorem8_constant_36), "12100": float(core.theorem8_constant_12100)}
+_AS_PRINTED = {core.certified_floor_value: S.certified_floor, core.constant_36: core.theorem8_constant_36,
+               core.constant_12100: core.theorem8_constant_12100}
+#: [D] needed 36 / printed 36 and needed 12100 / printed 12100 at the certified floor K sigma^2/e8(C_0) (<= 1: holds)
+needed_ratio_36 = (core.theorem8_needed_36 / core.constant_36).subs(_AS_PRINTED)
+needed_ratio_12100 = (core.theorem8_needed_12100 / core.constant_12100).subs(_AS_PRINTED)
 
 
 def table() -> dict[str, Any]:
@@ -68,3 +95,64 @@ def speedup_text() -> str:
             continue
         parts.append(f"{f['axis']} ({f['series']}, {f['points']} pts): {f['slope']:.3f} [{f['low']:.3f}, {f['high']:.3f}]")
     return "; ".join(parts) if parts else "no committed speedup table"
+
+
+def row_values(r: dict[str, Any]) -> dict[str, float]:
+    """The parameters of a table row for the sympy: its (n, Q, m, rho), the table's L and mu, Theorem 5's printed
+    maxima gamma, eta_hat, eta_a at window m (:mod:`fedbounds.theory.fednmap.formulas`), its smallest C_0, sigma^2 = 1."""
+    from fedbounds.theory.core.evaluate import evaluate
+
+    point = table().get("point", {})
+    v: dict[str, float] = {"L": float(point.get("L", 1.0)), "mu": float(point.get("mu", 0.1)), "rho": float(r["rho"]),
+                           "n": int(r["n"]), "Q": int(r["Q"]), "m": int(r["m"]), "sigma2": 1.0}
+    v["gamma"] = evaluate(core.theorem5_gamma_max, v)
+    v["eta_hat"] = evaluate(core.theorem5_eta_hat_max, v)
+    v["eta_a"] = evaluate(core.theorem5_eta_a_max, v)
+    v["C_0"] = math.nan if r.get("C_0_min") is None else float(r["C_0_min"])
+    return v
+
+
+def needed(r: dict[str, Any], K: float | None, constants: dict[str, float] | None = None) -> dict[str, float] | None:
+    """At row ``r`` with noise coefficient ``K`` (at rate e8(C_0_min)): ``floor`` (K/r per sigma^2), the two terms,
+    ``needed_36`` / ``needed_12100`` (the smallest constants, module docstring, the other at its value in
+    ``constants``) and ``ratio_36`` / ``ratio_12100`` (needed over the constant's value). ``constants``: the two
+    constants' values, :data:`PRINTED` by default (a check's control plants others; a constant 0 gives the ratio +inf
+    where something is needed, NaN where nothing is). None when the row is undecided (no C_0, or no K): no number."""
+    from fedbounds.theory.core.evaluate import evaluate
+
+    if K is None or r.get("C_0_min") is None or not math.isfinite(float(K)):
+        return None
+    c = {**PRINTED, **(constants or {})}
+    v = {**row_values(r), "K_sigma": float(K), core.constant_36: c["36"], core.constant_12100: c["12100"]}
+    floor = evaluate(S.certified_floor, v)
+    v[core.certified_floor_value] = floor
+    out = {"floor": floor, "term_36": evaluate(core.constant_36 * core.theorem8_variance_unit, v),
+           "term_12100": evaluate(core.constant_12100 * core.theorem8_drift_unit, v), "c_36": c["36"], "c_12100": c["12100"]}
+    for which, expr in (("36", core.theorem8_needed_36), ("12100", core.theorem8_needed_12100)):
+        got = evaluate(expr, v)
+        out[f"needed_{which}"] = got
+        out[f"ratio_{which}"] = got / c[which] if c[which] > 0 else (math.inf if got > 0 else math.nan)
+    return out
+
+
+def needed_text(which: str) -> str:
+    """The constant ``which`` ("36" or "12100") needed on the searched function at the committed decided rows: each
+    positive one with its room, then the rows where the other term alone pays (needed 0)."""
+    parts, zero = [], []
+    for r in table()["rows"]:
+        got = needed(r, r.get("K"))
+        if got is None:
+            continue
+        at = f"({r['n']}, {r['Q']}, {r['m']}, {r['gamma_rho']:.4f})"
+        c = got[f"needed_{which}"]
+        if c == 0:
+            zero.append(at)
+            continue
+        best = next((p for p in r.get("probes", []) if p.get("C_0") == r["C_0_min"]), {})
+        target = (best.get("proof") or {}).get("target")
+        loose = target not in (None, "value")  # K is a looser proved bound: the room is at least what it reads
+        parts.append(f"{at}: {c:.3g} (room >= x{float(which) / c:.3g}, K proved at {target})" if loose else
+                     f"{at}: {c:.3g} (room x{float(which) / c:.3g})")
+    if zero:
+        parts.append(f"0 (the other term alone pays) at {len(zero)} rows (n, Q, m, gamma rho) = {', '.join(zero)}")
+    return "; ".join(parts) if parts else "no decided row in the committed table"

@@ -474,7 +474,7 @@ def descent_check(
     L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, T: int,
     C_0: float, C_c: float, descent_coef: float, variant: str = "A", measure: str = "min",
     initial_correction: str = "zero", solvers: Sequence[str] = DEFAULT_SOLVERS, rel_tol: float = DEFAULT_REL_TOL,
-    budgets: Sequence[float] | None = None, symmetric: bool = False,
+    budgets: Sequence[float] | None = None, symmetric: bool = False, prove_small: bool = True,
 ) -> Certificate:
     """Certificate whose value is the ratio w d T (:func:`lyapunov_pep` with budget d T); the descent needs <= 1.
 
@@ -490,6 +490,15 @@ def descent_check(
     can be certified or unbounded there (both need every solver), so the other solvers are not run at that budget.
     The certificates returned are the same; measured on the quick grid, most of the SCS time had gone to such
     budgets (SCS running to its iteration cap on a PEP Clarabel had already failed): 24 -> 8 CPU s.
+
+    Small steps (``prove_small``; eta_hat within Theorem 5's printed maximum at this gamma, m = 1, measure ``min``):
+    where the solvers still read ``unbounded`` or nothing certified, :func:`descent_proof` is tried at the claims 1/2,
+    then 1 (the ratio form is degenerate for the solvers there: at 0.001x both read ``unbounded``, falsely). When it
+    proves w d T <= claim, the certificate returned says so: status ``proved``, ``value`` the proved bound (an upper
+    bound on w d T, not the worst case itself), ``unbounded`` false (a finite bound is proved), ``certified`` false
+    (no solver's optimum), the solvers' own readings kept in ``runs``, and its ``proof`` record (exact bound, smallest
+    pivot, ``solver_free``). When it does not prove, the solvers' certificate is returned as it was: an unproved probe
+    is never turned into a failure here.
     """
     d = _positive("descent_coef", descent_coef)
     T = _int("T", T, 1)
@@ -506,17 +515,43 @@ def descent_check(
         return lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
                             budget=b, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
 
-    first = at(dT)
-    if first is not None and (first.certified or first.unbounded):
+    def solved() -> Certificate:
+        first = at(dT)
+        if first is not None and (first.certified or first.unbounded):
+            return first
+        for b in (1.0, 10.0, 100.0, 1000.0) if budgets is None else budgets:
+            cert = at(b)
+            if cert is not None and (cert.certified or cert.unbounded):
+                return _rescaled(cert, dT / b)
+        if first is None:  # nothing certified: the full certificate at d T, every solver's answer, is the record
+            first = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
+                                 budget=dT, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
         return first
-    for b in (1.0, 10.0, 100.0, 1000.0) if budgets is None else budgets:
-        cert = at(b)
-        if cert is not None and (cert.certified or cert.unbounded):
-            return _rescaled(cert, dT / b)
-    if first is None:  # nothing certified: the full certificate at d T, every solver's answer, is the record
-        first = lyapunov_pep(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, variant, measure, initial_correction,
-                             budget=dT, solvers=solvers, rel_tol=rel_tol, symmetric=symmetric)
-    return first
+
+    cert = solved()
+    if cert.certified or not prove_small or measure != "min" or not _small_step(L, rho, gamma, eta_a, eta_s, Q):
+        return cert
+    for claim in (0.5, 1.0):
+        proof = descent_proof(L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c, d, claim=claim, variant=variant)
+        if proof["status"] == "proved":
+            return _with_solver_free_proof(cert, proof, claim)
+    return cert
+
+
+def _small_step(L: float, rho: float, gamma: float, eta_a: float, eta_s: float, Q: int) -> bool:
+    """eta_hat within Theorem 5's printed maximum at this gamma and m = 1 (theory layer): where the solvers' readings of
+    the ratio form are unreliable and :func:`descent_proof` is tried (:func:`descent_check`)."""
+    printed = theorem5_steps(L, rho, Q, 1, gamma=gamma)["eta_hat"]
+    return eta_s * eta_a * Q <= printed * (1 + 1e-9)
+
+
+def _with_solver_free_proof(cert: Certificate, proof: dict[str, Any], claim: float) -> Certificate:
+    """``cert`` (the solvers' readings, kept) carrying :func:`descent_proof`'s exact bound (:func:`descent_check`)."""
+    import dataclasses
+
+    record = {**proof, "solver_free": True, "claim": claim, "solvers_read": cert.status,
+              "from": "descent_proof: the interior dual at the claim, rounded and verified in exact arithmetic"}
+    return dataclasses.replace(cert, unbounded=False, value=proof["bound"], proof=record)
 
 
 def descent_proof(
@@ -603,10 +638,14 @@ class ConstantsResult:
 
 def _probe_outcome(cert: Certificate) -> str:
     """A search probe's outcome (:mod:`fedbounds.checks.verdicts.threshold`) from a certificate of the ratio w d T:
-    every solver optimal and agreeing, all values <= 1: meets; agreeing with all values > 1, or unbounded for
-    every solver: fails; anything else (an inaccurate or failed solve, a disagreement): unknown."""
+    every solver optimal and agreeing, all values <= 1, or an exact certificate of w d T <= 1 (:func:`descent_check`'s
+    solver-free proof at small steps): meets; agreeing with all values > 1, or unbounded for every solver: fails;
+    anything else (an inaccurate or failed solve, a disagreement): unknown."""
+    from fedbounds.checks.pep.solve import proof_decides
     from fedbounds.checks.verdicts.threshold import FAILS, MEETS, UNKNOWN
 
+    if proof_decides(cert, 1.0):
+        return MEETS
     if cert.unbounded:
         return FAILS
     if all(r.optimal for r in cert.runs) and cert.agree:

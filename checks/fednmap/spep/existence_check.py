@@ -19,7 +19,7 @@ from fedbounds.checks.registry import CheckContext, CheckResult, register
 from fedbounds.checks.verdicts.controls import control
 from fedbounds.checks.verdicts.verdict import Verdict, decide, slack_of
 
-__all__ = ["EXISTENCE", "check_existence"]
+__all__ = ["EXISTENCE", "check_existence", "reverified"]
 
 EXISTENCE = "fednmap.spep.theorem8_existence"
 #: the point re-solved live in every profile
@@ -75,6 +75,25 @@ def _reverify(r: dict[str, Any]) -> tuple[str, float | None, dict[str, Any]]:
     return "unknown", None, {}
 
 
+#: re-verifications done in this process, per row (the constants' checks read the same rows: verified once)
+_REVERIFIED: dict[tuple[Any, ...], tuple[str, float | None, dict[str, Any], float | None]] = {}
+
+
+def reverified(r: dict[str, Any]) -> tuple[str, float | None, dict[str, Any], float | None]:
+    """:func:`_reverify` once per row and process, with the K this run stands on: (evidence, floor ratio, details, K).
+    K is the re-verified exact bound when ``proved``, the committed two-solver value when ``certified``, else None."""
+    key = (r["n"], r["Q"], r["m"], r["rho"], r["C_0_min"], r["K"])
+    if key not in _REVERIFIED:
+        ev, ratio, det = _reverify(r)
+        K = None
+        if ev == "proved":
+            K = float(det["proof"]["bound"])
+        elif ev == "certified":
+            K = float(next(p for p in r["probes"] if p["C_0"] == r["C_0_min"])["K"])
+        _REVERIFIED[key] = (ev, ratio, det, K)
+    return _REVERIFIED[key]
+
+
 @register(EXISTENCE, title="Theorem 8 at the printed steps: a Lyapunov function searched by SDP; the smallest C_0 it needs",
           label="Theorem 8 / Appendix C.2", status="reconstructed", family="fednmap.spep")
 def check_existence(ctx: CheckContext) -> CheckResult:
@@ -99,7 +118,7 @@ def check_existence(ctx: CheckContext) -> CheckResult:
                              "(the solvers disagree at the printed steps and no exact certificate was found): no verdict")
             continue
         ctx.tick(f"Theorem 8 existence: re-verify n={r['n']} Q={r['Q']} m={r['m']}")
-        ev, ratio, det = _reverify(r)
+        ev, ratio, det, _ = reverified(r)
         res.verdicts.append(_verdict(r, ratio if ev != "unknown" else None, ev, committed_K=r["K"], **det))
     live = next((r for r in rows if (r["n"], r["Q"], r["m"], r["rho"]) == LIVE), None)
     if live is not None and live["C_0_min"] is not None:

@@ -63,21 +63,6 @@ def test_a_fednmap_floor_verdict_reads_proved_only_when_the_exact_bound_is_the_a
         assert v.details["pep"]["proof"]["decides_claim"] is (not above)
 
 
-@pytest.mark.parametrize("claim", ["fednmap.spep.constant_36", "fednmap.spep.constant_12100"])
-def test_a_room_verdict_never_reads_proved(monkeypatch, claim: str) -> None:
-    # the room is of K_var (an intercept of two certified values), which no certificate of K bounds: not compared
-    from fedbounds.checks.fednmap.spep import family
-    from fedbounds.checks.registry import CheckContext, get_check
-    from fedbounds.checks.runtime.profiles import QUICK
-
-    monkeypatch.setattr(family, "_results", lambda ctx: [_fednmap_point(1e-3, False)])
-    res = get_check(claim).func(CheckContext(profile=QUICK))
-    assert res.verdicts
-    for v in res.verdicts:
-        assert v.details["pep"]["pep_status"] == "certified"
-        assert v.details["pep"]["proof"]["claim"] == NOT_COMPARED
-
-
 @pytest.mark.parametrize("above", [True, False])
 def test_the_ds_certificate_at_the_certified_threshold_reads_proved_only_when_it_proves_the_descent(monkeypatch,
                                                                                                     above: bool) -> None:

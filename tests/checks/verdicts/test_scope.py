@@ -145,3 +145,5 @@ def test_certified_evidence_outside_the_printed_steps_reads_starred(quick_result
     res = quick_result("fednmap.spep.lyapunov_windows")
     assert res.verdict_shown == "holds*", res.scope_info().text
     assert "C_0=1" in res.scope_info().short and "mu=0.1" in res.scope_info().short and "16x" in res.scope_info().short
+    # a study of our shape at chosen constants: outside, whatever the PEP-certified steps reach (it read "certified")
+    assert res.scope_info().kind == OUTSIDE and "chosen" in res.scope_info().text
