@@ -47,6 +47,9 @@ SPEEDUP_NS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 SPEEDUP_QS: tuple[int, ...] = (1, 2, 4, 8)
 #: the block form from this n on (the full form's exact certificate is made directly below it)
 BLOCK_FROM = 3
+#: solves from this n on use the client-symmetric reduced PEP (:mod:`.reduced`; at n = 1 it is the plain PEP); a proof
+#: record says which PEP it is of (``form``: "reduced", or absent for the PEPit-built one)
+REDUCED_FROM = 1
 
 
 def steps(Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0) -> dict[str, float]:
@@ -77,7 +80,8 @@ def rate(Q: int, m: int, rho: float, C_0: float, k: float = 1.0, mu: float = MU)
 
 
 def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = MU,
-          family: str = "merit", prove: bool = False, second: bool = True, room: float | None = None) -> dict[str, Any]:
+          family: str = "merit", prove: bool = False, second: bool = True, room: float | None = None,
+          reduced: bool | None = None) -> dict[str, Any]:
     """K*(tau eta_hat) at the point: ``status`` proved / certified / unbounded / inconclusive, ``K`` (the proved bound
     when proved, else the certified value; +inf when unbounded), the solvers' values, statuses and gaps, and ``proof``
     (file, exact bound, smallest LDL pivot, verify seconds). ``prove``: make and store a certificate when none is.
@@ -86,9 +90,14 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
 
     ``room``: the largest K the caller's claim allows (Theorem 8: the printed floor times the rate). Where no
     certificate of Clarabel's value is found (or Clarabel is not optimal), a looser bound below ``room`` is proved
-    instead (:func:`_exact`); ``K`` is then that proved bound, an upper bound on K*, not K* itself."""
+    instead (:func:`_exact`); ``K`` is then that proved bound, an upper bound on K*, not K* itself.
+
+    ``reduced``: solve the client-symmetric reduced PEP (:func:`_solve_reduced`) instead of the PEPit-built one; by
+    default from n = :data:`REDUCED_FROM` on."""
     import os
 
+    if (n >= REDUCED_FROM if reduced is None else reduced) and family == "merit":
+        return _solve_reduced(n, Q, tau, m, rho, k, mu, prove or os.environ.get("FEDBOUNDS_PROVE") == "1")
     p = steps(Q, m, rho, k)
     sym = n >= BLOCK_FROM
     make = prove or os.environ.get("FEDBOUNDS_PROVE") == "1"
@@ -122,6 +131,31 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
         rec["proof"] = proof
     rec["cpu_s"] = round(time.process_time() - t0, 2)
     return rec
+
+
+def _solve_reduced(n: int, Q: int, tau: float, m: int, rho: float, k: float, mu: float, make: bool) -> dict[str, Any]:
+    """:func:`solve` from the client-symmetric reduced PEP (:func:`.reduced.point`; its size does not grow with n):
+    ``proved`` by its exact certificate (re-verified against the rebuilt rows), else Clarabel's value as ``single
+    solver`` (evidence, never a decision). ``proof["form"]`` is ``"reduced"`` and ``proof["sigma2"]`` the variance
+    the PEP is written at (its bound is K sigma2), so a reader rebuilds the same problem (:func:`reduced_build`)."""
+    from fedbounds.checks.fednmap.spep import reduced
+
+    rec = reduced.point(n, Q, tau, m=m, rho=rho, k=k, mu=mu, make=make)
+    out: dict[str, Any] = {"values": {"CLARABEL": rec["values"][-1]}, "statuses": {"CLARABEL": rec["statuses"][-1]},
+                           "gaps": {}, "gram_dim": rec["gram_dim"], "status": rec["status"], "K": rec["K"],
+                           "cpu_s": rec["cpu_s"], "form": "reduced"}
+    if "proof" in rec:
+        out["proof"] = {**rec["proof"], "form": "reduced", "sigma2": rec["sigma2"], "bound_sigma2": rec["proof"]["bound"],
+                        "bound": rec["K"]}
+    return out
+
+
+def reduced_build(n: int, Q: int, tau: float, m: int, rho: float, sigma2: float, k: float = 1.0, mu: float = MU) -> Any:
+    """The reduced PEP's builder at a point of the table (what :func:`_solve_reduced` proved), for re-verification."""
+    from fedbounds.checks.fednmap.spep.reduced import build_reduced_search
+
+    p = steps(Q, m, rho, k)
+    return build_reduced_search(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, tau, mu, sigma2=sigma2)
 
 
 def _exact(build: Any, value: float | None, multipliers: Any, make: bool, room: float | None = None) -> dict[str, Any] | None:

@@ -52,7 +52,7 @@ def _verdict(r: dict[str, Any], ratio: float | None, evidence: str, **details: A
 def _reverify(r: dict[str, Any]) -> tuple[str, float | None, dict[str, Any]]:
     """The row's evidence as this run sees it: ``proved`` (its certificate file re-verified against the rebuilt PEP;
     the ratio from the proved bound), else the committed two-solver status (``certified``), else ``unknown``."""
-    from fedbounds.checks.fednmap.spep.existence import _exact, printed_floor, rate, steps
+    from fedbounds.checks.fednmap.spep.existence import _exact, printed_floor, rate, reduced_build, steps
     from fedbounds.checks.fednmap.spep.search import build_search_spep
 
     best = next((p for p in r["probes"] if p["C_0"] == r["C_0_min"]), None)
@@ -61,13 +61,19 @@ def _reverify(r: dict[str, Any]) -> tuple[str, float | None, dict[str, Any]]:
     floor, rt = printed_floor(r["n"], r["Q"], r["m"], r["rho"]), rate(r["Q"], r["m"], r["rho"], r["C_0_min"])
     if best["status"] == "proved":
         p = steps(r["Q"], r["m"], r["rho"])
-        build = build_search_spep(1.0, r["rho"], p["gamma"], p["eta_a"], p["eta_s"], r["n"], r["Q"], best["tau"], 0.1,
-                                  symmetric=r["n"] >= 3)
+        s2 = 1.0
+        if best["proof"].get("form") == "reduced":  # the client-symmetric reduced PEP, written at sigma2 (bound K sigma2)
+            s2 = float(best["proof"]["sigma2"])
+            build = reduced_build(r["n"], r["Q"], best["tau"], r["m"], r["rho"], s2)
+        else:
+            build = build_search_spep(1.0, r["rho"], p["gamma"], p["eta_a"], p["eta_s"], r["n"], r["Q"], best["tau"], 0.1,
+                                      symmetric=r["n"] >= 3)
         try:
             proof = _exact(build, 0.0, None, make=False)
         except Exception as exc:
             proof = {"status": f"not proved: {exc}"}
         if proof is not None and proof.get("status") == "proved":
+            proof = {**proof, "bound": proof["bound"] / s2}
             return "proved", proof["bound"] / rt / floor, {"proof": proof}
         return "unknown", None, {"proof": proof}
     if best["status"] == "certified":
@@ -125,7 +131,8 @@ def check_existence(ctx: CheckContext) -> CheckResult:
         ctx.tick("Theorem 8 existence: live re-solve")
         n, Q, m, rho = LIVE
         rt = rate(Q, m, rho, live["C_0_min"])
-        rec = solve(n, Q, rt / steps(Q, m, rho)["eta_hat"], m, rho)
+        form = next((p.get("proof") or {} for p in live["probes"] if p["C_0"] == live["C_0_min"]), {}).get("form")
+        rec = solve(n, Q, rt / steps(Q, m, rho)["eta_hat"], m, rho, reduced=form == "reduced")
         ratio = None if rec["K"] is None else rec["K"] / rt / printed_floor(n, Q, m, rho)
         drift = None if rec["K"] is None or live["K"] is None else abs(rec["K"] - live["K"]) / live["K"]
         res.verdicts.append(_verdict(live, ratio, f"live {rec['status']}", K=rec["K"], drift_from_committed=drift,
@@ -133,7 +140,7 @@ def check_existence(ctx: CheckContext) -> CheckResult:
         if drift is not None and drift > 1e-3:
             res.notes.append(f"the live K at {LIVE} moved {drift:.2e} (relative) from the committed table: regenerate it")
         ctx.tick("Theorem 8 existence control: rate past the front")
-        far = solve(n, Q, 1.0, m, rho)
+        far = solve(n, Q, 1.0, m, rho, reduced=form == "reduced")
         bad = math.inf if far["status"] == "unbounded" else (None if far["K"] is None else far["K"] / steps(Q, m, rho)["eta_hat"]
                                                                / printed_floor(n, Q, m, rho))
         res.negatives.append(control(

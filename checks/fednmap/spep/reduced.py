@@ -30,6 +30,7 @@ and the verifier take as they take a PEPit problem's rows.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -548,7 +549,8 @@ def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     """K*(tau eta_hat) at Theorem 5's printed steps (times k, window m) from the reduced PEP: the stored exact
     certificate re-verified against the rebuilt rows (``status`` proved, ``K`` its bound), or, with ``make``, one made
     from three preconditioned Clarabel solves and stored first; else Clarabel's value with status ``single solver``
-    (never counted as proved). The PEP is solved at the variance sigma2 = n Q / eta_hat^2 (values of order 1; the
+    (never counted as proved), or ``unbounded`` (K = inf) when every solve reads unbounded. The PEP is solved at
+    the variance sigma2 = n Q / eta_hat^2 (values of order 1; the
     value is K* sigma2 by homogeneity), so K = bound / sigma2. Records the solver values and the proof's room."""
     from fedbounds.checks.fednmap.spep.existence import L, steps
     from fedbounds.checks.pep.certificate import _write, attach, describe, stored
@@ -576,6 +578,8 @@ def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
         rec.update(status="proved", K=proof["bound"] / s2, proof=proof)
     elif value is not None:
         rec.update(status="single solver", K=value / s2)
+    elif all(r.unbounded for r in runs):  # no member of the family contracts at this rate (Clarabel's reading)
+        rec.update(status="unbounded", K=math.inf)
     else:
         rec.update(status="inconclusive", K=None)
     rec["cpu_s"] = round(time.process_time() - t0, 2)
