@@ -318,7 +318,8 @@ def front(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, fraction
         for f in fractions:
             tau = f * top["tau_low"]
             rec = solve(n, Q, tau, m, rho, k, prove=prove)
-            pts.append({"tau": tau, "status": rec["status"], "K": rec["K"], "gaps": rec["gaps"]})
+            pts.append({"tau": tau, "status": rec["status"], "K": rec["K"], "gaps": rec["gaps"],
+                        **({"proof": rec["proof"]} if "proof" in rec else {})})
     return {"n": n, "Q": Q, "m": m, "rho": rho, "k": k, "theorem_tau_max": 2 * MU / 9, **top, "points": pts}
 
 

@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["blocks", "build_reduced_search", "full_gram_dimension", "point", "prove_reduced", "solve_preconditioned", "solve_problem"]
+__all__ = ["blocks", "build_reduced_search", "full_gram_dimension", "point", "prove_reduced", "solve_preconditioned", "solve_problem",
+           "variance"]
 
 # basis keys of a vector: ("s", k) a shared leaf, ("c", who, a) slot a of client who (0 or 1, two different clients),
 # ("m", a) the mean over the clients of slot a. A scalar: ("F", k) a shared value, ("f", a) a client value slot (the
@@ -544,6 +545,14 @@ def prove_reduced(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTHS
     return None
 
 
+def variance(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0) -> float:
+    """The variance bound sigma2 = n Q / eta_hat^2 that :func:`point` writes the PEP at (its value K* sigma2 is then of
+    order 1 at Theorem 5's steps); a certificate of the point is of the PEP at this sigma2."""
+    from fedbounds.checks.fednmap.spep.existence import steps
+
+    return n * Q / steps(Q, m, rho, k)["eta_hat"] ** 2
+
+
 def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = 0.1,
           make: bool = False) -> dict[str, Any]:
     """K*(tau eta_hat) at Theorem 5's printed steps (times k, window m) from the reduced PEP: the stored exact
@@ -556,7 +565,7 @@ def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     from fedbounds.checks.pep.certificate import _write, attach, describe, stored
 
     p = steps(Q, m, rho, k)
-    s2 = n * Q / p["eta_hat"] ** 2
+    s2 = variance(n, Q, m, rho, k)
     build = build_reduced_search(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, tau, mu, sigma2=s2)
     t0 = time.process_time()
     pb = build()
