@@ -167,6 +167,12 @@ TARGETS: list[dict[str, Any]] = [
                   "tests/checks/pep/test_certificate.py"],
     },
     {
+        "files": "checks/fednmap/spep/reduced.py",
+        "mutate": ["operators", "constants"],
+        "scope": ["_rows", "_smooth", "_convex", "_Layout.*", "mean_over_clients", "other", "dot", "lin"],
+        "tests": ["tests/checks/fednmap/spep/test_reduced.py -k 'pepit or size or difference'"],
+    },
+    {
         "files": "checks/pep/lower.py",
         "mutate": ["operators", "constants"],
         "tests": ["tests/checks/pep/test_solve.py"],

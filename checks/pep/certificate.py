@@ -811,4 +811,5 @@ def attach(build: Callable[[], Any], value: float, starts: list[np.ndarray] | No
     return {"status": "proved", "bound": float(s["bound"]), "bound_exact": str(s["bound"]),
             "value_exact": str(s["value"]), "delta": float(s["bound"]) - float(value), "file": path.name,
             "rows": s["rows"], "max_denominator": s["max_denominator"], "verify_seconds": round(s["seconds"], 4),
+            "min_pivot": None if s.get("min_pivot") is None else float(s["min_pivot"]),
             "data": cert.get("problem", {}).get("data", "binary64")}

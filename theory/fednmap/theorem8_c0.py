@@ -88,9 +88,12 @@ def table_text() -> str:
 
 
 def speedup_text() -> str:
-    """The fitted log-log slopes of the floor at the theorem's rate (C_0 = 0), with their 95% intervals."""
-    parts = []
-    for f in speedup()["fits"]:
+    """How many of the speedup table's points are proved, and the fitted log-log slopes of the proved floors at the
+    theorem's rate (C_0 = 0), with their 95% intervals."""
+    rows = speedup().get("rows", [])
+    proved = sum(1 for r in rows if r.get("status") == "proved")
+    parts = [f"{proved} of {len(rows)} points (n, Q) proved"] if rows else []
+    for f in speedup().get("fits", []):  # a partial table (a run in progress) has rows, no fits yet
         if f["slope"] is None or f["low"] is None:
             continue
         parts.append(f"{f['axis']} ({f['series']}, {f['points']} pts): {f['slope']:.3f} [{f['low']:.3f}, {f['high']:.3f}]")

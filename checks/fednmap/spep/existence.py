@@ -142,7 +142,7 @@ def _solve_reduced(n: int, Q: int, tau: float, m: int, rho: float, k: float, mu:
 
     rec = reduced.point(n, Q, tau, m=m, rho=rho, k=k, mu=mu, make=make)
     out: dict[str, Any] = {"values": {"CLARABEL": rec["values"][-1]}, "statuses": {"CLARABEL": rec["statuses"][-1]},
-                           "gaps": {}, "gram_dim": rec["gram_dim"], "status": rec["status"], "K": rec["K"],
+                           "gaps": {"CLARABEL": rec["gaps"][-1]}, "gram_dim": rec["gram_dim"], "status": rec["status"], "K": rec["K"],
                            "cpu_s": rec["cpu_s"], "form": "reduced"}
     if "proof" in rec:
         out["proof"] = {**rec["proof"], "form": "reduced", "sigma2": rec["sigma2"], "bound_sigma2": rec["proof"]["bound"],

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -432,7 +433,8 @@ def solve_problem(pb: Any, solver: str, solver_options: Mapping[str, Any] | None
     goal = f[pb.objective] * F[pb.objective] + (penalty * sum(cp.trace(X) for X in Xs) if penalty else 0)
     prob = cp.Problem(cp.Maximize(goal), cons)
     status = ""
-    with bounded():
+    with warnings.catch_warnings(), bounded():
+        warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the status says so
         try:
             prob.solve(solver=solver, **opts)
             status = str(prob.status)
@@ -574,7 +576,8 @@ def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     rec: dict[str, Any] = {"n": n, "Q": Q, "m": m, "rho": rho, "tau": tau, "sigma2": s2, "hash": pb.digest,
                            "blocks": list(runs[-1].options.get("blocks", ())), "rows": len(pb.rows),
                            "gram_dim": full_gram_dimension(n, Q), "statuses": [r.status for r in runs],
-                           "values": [None if r.dual is None else r.dual / s2 for r in runs]}
+                           "values": [None if r.dual is None else r.dual / s2 for r in runs],
+                           "gaps": [None if r.gap is None else r.gap / s2 for r in runs]}
     if make and value is not None and not stored(pb.digest).exists():
         cert = prove_reduced(pb, runs)
         if cert is not None:
