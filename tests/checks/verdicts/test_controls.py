@@ -3,6 +3,8 @@ that a control counts only when violated away from round 0 without divergence; t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from fedbounds.checks.verdicts.controls import (
@@ -100,18 +102,19 @@ def test_the_calibrated_controls_in_the_checks_say_machinery() -> None:
 
     from fedbounds.checks.ds_fedproxgrad import checks as ds
     from fedbounds.checks.fednmap import lyapunov, worst
-    from fedbounds.checks.fednmap.spep import family
+    from fedbounds.checks.fednmap.spep import constants_check
 
-    assert "kind=MACHINERY" in inspect.getsource(family._constant_check)
+    assert "kind = MACHINERY" in inspect.getsource(constants_check._control)
     assert "kind=MACHINERY" in inspect.getsource(lyapunov._calibrated_window)
     assert "kind=MACHINERY" in inspect.getsource(worst)
     assert 'changed="Phi"' in inspect.getsource(ds) and "kind=MACHINERY" in inspect.getsource(ds)
 
 
 def test_the_36_and_12100_notes_say_what_a_2x_error_meets() -> None:
-    from fedbounds.checks.fednmap.spep.family import two_x_note
+    from fedbounds.checks.fednmap.spep.constants_check import two_x_note
 
     note = two_x_note("36", 118.3)
     assert "36 -> 72" in note and "nothing can catch it" in note and "36 -> 18 is not caught here" in note
-    assert "118" in note and "machinery" in note
+    assert "118" in note
     assert "caught here" in two_x_note("12100", 1.5) and "not caught" not in two_x_note("12100", 1.5)
+    assert "is not caught" in two_x_note("12100", math.inf) and "other term alone pays" in two_x_note("12100", math.inf)
