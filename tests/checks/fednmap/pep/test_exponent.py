@@ -135,7 +135,7 @@ def test_the_claims_say_what_they_rest_on() -> None:
     assert "chosen" in study.provenance.note and "16 x" in study.provenance.note
 
 
-@pytest.mark.slow  # the study's quick run: 25 s CPU (two 16x PEPs and the control, 2026-12-04)
+@pytest.mark.slow  # the study's quick run: 7.3 s at load 1.7 (pytest --durations, 2026-12-04)
 def test_the_shape_study_is_outside_whatever_its_certificates(quick_result) -> None:
     res = quick_result("fednmap.pep.shape_exponent")
     assert res.verdict == "holds" and res.scope_info().kind == OUTSIDE and res.verdict_shown == "holds*"
