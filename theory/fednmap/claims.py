@@ -477,8 +477,8 @@ def _theorem8_exponent_claim() -> Claim:
                          "C_c is chosen by us; the exponent is compared at C_0 = 0, its largest value, so it holds for "
                          "every C_0 >= 0; hypotheses: Theorem 5's step conditions (Theorem 8's are lost)"),
         status=Status.RECONSTRUCTED,
-        quantity="Theorem 8's exponent at C_0 = 0 over the largest rate at which some member of the searched family "
-        "contracts (K* finite), tau_family eta_hat",
+        quantity="e8(0)/(tau_family eta_hat): Theorem 8's exponent at C_0 = 0 over the largest rate at which some member "
+        "of the searched family is proved to contract (K* finite), at the front's point",
         conclusion=T8.exponent_ratio,
         relation="<=",
         hypotheses=(sp.Ge(C_0, 0, evaluate=False), *THEOREM5_HYPOTHESES),
