@@ -330,7 +330,8 @@ EVIDENCE_CLAIMS: dict[str, tuple[str, ...]] = {
     "spep_grid.json": ("fednmap.spep",),
     "spep_speedup.json": ("fednmap.spep",),
     "spep_replay.json": ("fednmap.spep",),
-    "theorem8_c0.json": ("fednmap.spep.theorem8_existence", "fednmap.spep.constant_36", "fednmap.spep.constant_12100"),
+    "theorem8_c0.json": ("fednmap.spep.theorem8_existence", "fednmap.spep.constant_36", "fednmap.spep.constant_12100",
+                         "fednmap.pep.theorem8_exponent"),
     "theorem8_speedup.json": ("fednmap.spep.theorem8_existence",),
 }
 #: exit status when a claim could not be checked because of the environment (damaged evidence, out of memory)

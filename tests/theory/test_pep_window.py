@@ -79,7 +79,8 @@ def test_recheck_is_monotone_in_n():
 def test_the_readings_are_gone_from_the_claims():
     from fedbounds.theory.registry import get_claim
 
-    for cid in ("fednmap.pep.lyapunov_constants", "fednmap.pep.theorem8_exponent", "fednmap.pep.largest_step"):
+    for cid in ("fednmap.pep.lyapunov_constants", "fednmap.pep.theorem8_exponent", "fednmap.pep.shape_exponent",
+                "fednmap.pep.largest_step"):
         c = get_claim(cid)
         text = " ".join((c.title, c.statement, c.provenance.note or ""))
         for phrase in ("loose by 7", "7.4x", "x7.4", "190-200", "190 to 200", "conservative by", "C_0 = C_c = 1 recovered"):

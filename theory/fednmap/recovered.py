@@ -14,7 +14,9 @@ this module turns it, and the C_0 window of ``python -m fedbounds.checks.fednmap
 * ``fednmap.pep.largest_step`` (*remark* on Theorem 5's conditions): the largest multiple k of the printed
   (eta_hat, eta_a) at which some (C_0, C_c) still certifies that descent: eta_hat* ~ 1.85 gamma, the deterministic
   stability limit of the frozen shift (2 gamma), not a measure of how conservative the printed factors are.
-* ``fednmap.pep.theorem8_exponent``: the certified exponent over Theorem 8's, as a curve over C_0.
+* ``fednmap.pep.shape_exponent`` (a study of the reconstructed shape at chosen constants): its certified exponent over
+  2 eta_hat mu/(9 (1 + gamma mu C_0)), as a curve over C_0. Theorem 8's exponent itself is checked on a searched
+  Lyapunov function (``fednmap.pep.theorem8_exponent``, :mod:`fedbounds.theory.fednmap.theorem8_c0`).
 
 The evidence strings are built from the committed rows, so they always state what the data says. Only rows whose
 two-solver certificate is ``certified`` count; the others are listed as not certified.

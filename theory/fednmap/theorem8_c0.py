@@ -15,6 +15,12 @@ smallest C_0 the table recovered), the floor K sigma^2/r is split against the tw
 first for what the other leaves: 36 is needed only for what the 12100-term does not cover, and conversely
 (:data:`fedbounds.theory.fednmap.formulas.theorem8_needed_36`, ``theorem8_needed_12100``). needed/printed <= 1 is
 each constant's verdict; where the other term alone pays, the constant could be 0 there (needed 0).
+
+Theorem 8's exponent on the searched family (:data:`exponent_ratio`, :func:`front`): the table's ``front`` at one point
+brackets the largest rate tau eta_hat at which some member contracts (K* finite): proved at ``tau_low``, no member at
+``tau_high`` (every solve unbounded). A member contracting at rate r contracts at every r' <= r (V >= 0), so the
+theorem's exponent e8(C_0), largest at C_0 = 0 (tau = 2 mu/9), holds on the family for every C_0 >= 0 where
+e8(0) <= tau_low eta_hat; its room is tau_low/(2 mu/9), bracketed by tau_high/(2 mu/9).
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+import sympy as sp
 from fedbounds.theory.core import evidence
+from fedbounds.theory.core.symbols import C_0
 from fedbounds.theory.fednmap import formulas as core
 from fedbounds.theory.fednmap import stochastic as S
 
@@ -32,6 +40,9 @@ __all__ = [
     "SPEEDUP_FILE",
     "TABLE_FILE",
     "existence_ratio",
+    "exponent_ratio",
+    "exponent_text",
+    "front",
     "needed",
     "needed_ratio_36",
     "needed_ratio_12100",
@@ -41,6 +52,7 @@ __all__ = [
     "speedup_text",
     "table",
     "table_text",
+    "theorem_tau",
 ]
 
 TABLE_FILE = Path(__file__).with_name("theorem8_c0.json")
@@ -55,6 +67,11 @@ _AS_PRINTED = {core.certified_floor_value: S.certified_floor, core.constant_36: 
 #: [D] needed 36 / printed 36 and needed 12100 / printed 12100 at the certified floor K sigma^2/e8(C_0) (<= 1: holds)
 needed_ratio_36 = (core.theorem8_needed_36 / core.constant_36).subs(_AS_PRINTED)
 needed_ratio_12100 = (core.theorem8_needed_12100 / core.constant_12100).subs(_AS_PRINTED)
+#: the largest rate, in units of eta_hat, at which the searched family is proved to contract (the front's tau_low)
+tau_family = sp.Symbol("tau_family", positive=True)
+#: [D] Theorem 8's exponent at its largest (C_0 = 0) over the family's proved rate tau_family eta_hat (<= 1: holds for
+#: every C_0 >= 0)
+exponent_ratio = core.theorem8_rate_exponent.subs(C_0, 0) / (tau_family * core.eta_hat)
 
 
 def table() -> dict[str, Any]:
@@ -159,3 +176,34 @@ def needed_text(which: str) -> str:
     if zero:
         parts.append(f"0 (the other term alone pays) at {len(zero)} rows (n, Q, m, gamma rho) = {', '.join(zero)}")
     return "; ".join(parts) if parts else "no decided row in the committed table"
+
+
+def front() -> dict[str, Any]:
+    """The committed table's front (one point: the largest rate's bracket and K* at fractions of it), {} when none."""
+    return dict(table().get("front") or {})
+
+
+def theorem_tau(fr: dict[str, Any]) -> float:
+    """Theorem 8's largest exponent (C_0 = 0) at the front's point (its n, Q, m, rho; the table's L and mu) in units of
+    eta_hat: :data:`exponent_ratio` times tau_family."""
+    from fedbounds.theory.core.evaluate import evaluate
+
+    v = row_values({"n": fr["n"], "Q": fr["Q"], "m": fr["m"], "rho": fr["rho"]})
+    return evaluate(exponent_ratio * tau_family, {**v, "tau_family": 1.0})
+
+
+def exponent_text() -> str:
+    """The front against Theorem 8's largest exponent: the bracket of the family's largest rate and the room."""
+    fr = front()
+    lo, hi = fr.get("tau_low"), fr.get("tau_high")
+    t8 = theorem_tau(fr) if fr else None
+    if not lo or not t8:
+        return "no decided front in the committed table"
+    room = f"x{lo / t8:.3g}" + (f" (bracket [x{lo / t8:.3g}, x{hi / t8:.3g}))" if hi else "")
+    proved = [p["tau"] for p in fr.get("points", []) if p.get("status") == "proved"]
+    v = row_values({"n": fr["n"], "Q": fr["Q"], "m": fr["m"], "rho": fr["rho"]})
+    return (f"at (n, Q, m, gamma rho) = ({fr['n']}, {fr['Q']}, {fr['m']}, {v['gamma'] * v['rho']:.4f}) the searched family "
+            f"contracts at tau = {lo:.4g} (the front's tau_low; its certificate is re-verified by fedbounds check) and no "
+            f"member at {hi:.4g} (every solve unbounded); Theorem 8's largest exponent is tau = 2 mu/9 = {t8:.4g} (C_0 = 0): "
+            f"room {room}; K* proved at {len(proved)} points of the front, tau {min(proved, default=math.nan):.3g}.."
+            f"{max(proved, default=math.nan):.3g}")

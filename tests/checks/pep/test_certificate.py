@@ -160,7 +160,7 @@ def test_every_solve_records_pepits_dual_feasibility_figures() -> None:
 
 
 def _contraction_point(k: float = 16.0):
-    """fednmap.pep.theorem8_exponent's first quick point (rho = 0.1, n = 2, Q = 1, mu = 0.1, k x printed steps)."""
+    """fednmap.pep.shape_exponent's first quick point (rho = 0.1, n = 2, Q = 1, mu = 0.1, k x printed steps)."""
     from fedbounds.checks.fednmap.pep.encoding import build_pl_contraction_pep, theorem5_steps
 
     st = theorem5_steps(1.0, 0.1, 1)
@@ -220,7 +220,7 @@ def test_stochastic_certificate_tampered_or_below_the_optimum_fails(which: str) 
 
 
 def _q2_contraction_point():
-    """fednmap.pep.theorem8_exponent's second quick point (rho = 0.1, n = 2, Q = 2, mu = 0.5, 16 x printed steps)."""
+    """fednmap.pep.shape_exponent's second quick point (rho = 0.1, n = 2, Q = 2, mu = 0.5, 16 x printed steps)."""
     from fedbounds.checks.fednmap.pep.encoding import build_pl_contraction_pep, theorem5_steps
 
     st = theorem5_steps(1.0, 0.1, 2)

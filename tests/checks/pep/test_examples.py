@@ -16,7 +16,7 @@ from fedbounds.checks.ds_fedproxgrad.pep import examples as ds_examples
 from fedbounds.checks.fednmap.pep import examples as fednmap_examples
 from fedbounds.theory.ds_fedproxgrad.claims import PEP_LEMMA5_2
 from fedbounds.theory.fednmap import pep_evidence
-from fedbounds.theory.fednmap.claims import PEP_THEOREM8_EXPONENT
+from fedbounds.theory.fednmap.claims import PEP_SHAPE_EXPONENT
 
 
 def _run_example(function: Any) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def test_fednmap_pl_contraction_matches_the_claimed_exponent_ratio() -> None:
     got = _run_example(fednmap_examples.wc_fednmap_pl_contraction)
     pepit_tau, theoretical_tau = got["pepit_tau"], got["theoretical_tau"]
     # the claim publishes the ratio as a curve over C_0; the example runs at C_0 = 1, (n, Q, mu) = (2, 1, 0.1)
-    claimed = float(re.search(r"C_0=1 \(n=2, Q=1, mu=0.1\): x([\d.]+)", PEP_THEOREM8_EXPONENT.evidence).group(1))
+    claimed = float(re.search(r"C_0=1 \(n=2, Q=1, mu=0.1\): x([\d.]+)", PEP_SHAPE_EXPONENT.evidence).group(1))
     assert (1 - pepit_tau) / (1 - theoretical_tau) == pytest.approx(claimed, abs=0.1)
     assert pepit_tau <= theoretical_tau < 1
 

@@ -115,12 +115,12 @@ def test_drift_from_the_committed_evidence_is_an_error(monkeypatch):
 
 
 @pytest.mark.slow  # 11 s at load 5-7 (pytest --durations, 2026-12-04)
-def test_exponent_family_holds_and_its_step_control_fires():
-    res = pep_checks.check_theorem8_exponent(CTX)
+def test_shape_exponent_study_holds_and_its_step_control_fires():
+    res = pep_checks.check_shape_exponent(CTX)
     assert res.error is None and res.verdict == "holds"
     assert all(v.details["pep"]["pep_status"] == "proved" for v in res.verdicts)  # Q = 2 too (exactly built rows)
-    # at the C_0 = 1 these checks use, the exponent is certified with room about 7.4x (a point of a curve over C_0,
-    # pep_c0_window.json); a claim 8x larger would fail
+    # at the C_0 = 1 we chose for this study of our shape, the exponent is certified with room about 7.4x (a point of a
+    # curve over C_0, pep_c0_window.json); a claim 8x larger would fail
     assert all(5.0 < v.slack < 8.0 for v in res.verdicts)
     (ctrl,) = res.negatives
     assert ctrl.status == "violated" and fires_for_its_reason(ctrl)
