@@ -69,6 +69,7 @@ def test_its_size_does_not_grow_with_n() -> None:
     assert (a.points, a.values, len(a.rows)) == (b.points, b.values, len(b.rows))
     assert a.digest != b.digest
     assert [len(c) for c in R.blocks(a)] == [2 + 3 * 4 - 1, 3 * 4]
+    assert a.values == 1 + 2 + 2 * 4  # tau, h's two shared values, f_i(x_0), h and f_i at Q - 1 local points, f_i(x_1)
     assert len(a.rows) < 2 * (3 * 4) ** 2
     assert R.full_gram_dimension(64, 8) == 1537
 
