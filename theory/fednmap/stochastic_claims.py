@@ -190,46 +190,36 @@ def _searched_rooms_claims() -> tuple[Claim, Claim]:
         return (f"A 2x error in {which}: {which} -> {2 * int(which)} is a looser valid bound (nothing can catch it); "
                 f"{which} -> {int(which) / 2:g} is {'caught' if room < 2 else 'not caught'} (smallest room x{room:.3g}; "
                 "where K is a proof at room/2 that room is a lower bound)")
-    c36 = Claim(
-        id="fednmap.spep.constant_36",
-        title="Theorem 8's 36 sigma^2/(m n mu Q) on the searched Lyapunov function at the printed steps: the 36 needed is "
-        "at most the printed one",
-        provenance=_prov("Theorem 8", note=prov),
-        status=Status.REMARK,
-        quantity="needed 36 / 36: (K sigma^2/e8(C_0) - 12100-term) m n mu Q/sigma^2 over 36 (0 where the 12100-term "
-        "alone pays)",
-        conclusion=T8.needed_ratio_36,
-        relation="<=",
-        hypotheses=hyps,
-        hypotheses_status=Status.RECONSTRUCTED,
-        depends_on=("fednmap.theorem8", "fednmap.spep.theorem8_existence"),
-        unknowns=(C_0, S.K_sigma),
-        evidence=ev + T8.needed_text("36") + ". " + two_x("36") + ". Control: 36 -> 0 reads violated where the "
-        "12100-term alone does not pay the floor",
-        evidence_kinds=("numeric",),
-        statement="on the searched Lyapunov function, at the printed steps, the printed 36 covers what the 12100-term "
-        "leaves of the certified floor at every decided row of theorem8_c0.json: " + T8.needed_text("36"),
-    )
-    c121 = Claim(
-        id="fednmap.spep.constant_12100",
-        title="Theorem 8's 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2) on the searched Lyapunov function at the "
-        "printed steps: the 12100 needed is at most the printed one",
-        provenance=_prov("Theorem 8", note=prov),
-        status=Status.REMARK,
-        quantity="needed 12100 / 12100: (K sigma^2/e8(C_0) - 36-term) mu (1 - gamma rho)^2/(eta_a^2 Q L^2 sigma^2) over "
-        "12100 (0 where the 36-term alone pays)",
-        conclusion=T8.needed_ratio_12100,
-        relation="<=",
-        hypotheses=hyps,
-        hypotheses_status=Status.RECONSTRUCTED,
-        depends_on=("fednmap.theorem8", "fednmap.spep.theorem8_existence"),
-        unknowns=(C_0, S.K_sigma),
-        evidence=ev + T8.needed_text("12100") + ". " + two_x("12100") + ". Its control drops the 36-term (machinery: it "
-        "shows the verdict can fail on the measured floor, not that a wrong 12100 would be caught)",
-        evidence_kinds=("numeric",),
-        statement="on the searched Lyapunov function, at the printed steps, the printed 12100 covers what the 36-term "
-        "leaves of the certified floor at every decided row of theorem8_c0.json: " + T8.needed_text("12100"),
-    )
+    def claim(which: str, other: str, title: str, quantity: str, conclusion: Any, control: str) -> Claim:
+        return Claim(
+            id=f"fednmap.spep.constant_{which}",
+            title=title,
+            provenance=_prov("Theorem 8", note=prov),
+            status=Status.REMARK,
+            quantity=quantity,
+            conclusion=conclusion,
+            relation="<=",
+            hypotheses=hyps,
+            hypotheses_status=Status.RECONSTRUCTED,
+            depends_on=("fednmap.theorem8", "fednmap.spep.theorem8_existence"),
+            unknowns=(C_0, S.K_sigma),
+            evidence=ev + T8.needed_text(which) + ". " + two_x(which) + ". " + control,
+            evidence_kinds=("numeric",),
+            statement=f"on the searched Lyapunov function, at the printed steps, the printed {which} covers what the "
+            f"{other}-term leaves of the certified floor at every decided row of theorem8_c0.json: " + T8.needed_text(which),
+        )
+
+    c36 = claim("36", "12100", "Theorem 8's 36 sigma^2/(m n mu Q) on the searched Lyapunov function at the printed steps: "
+                "the 36 needed is at most the printed one",
+                "needed 36 / 36: (K sigma^2/e8(C_0) - 12100-term) m n mu Q/sigma^2 over 36 (0 where the 12100-term "
+                "alone pays)", T8.needed_ratio_36,
+                "Control: 36 -> 0 reads violated where the 12100-term alone does not pay the floor")
+    c121 = claim("12100", "36", "Theorem 8's 12100 eta_a^2 Q L^2 sigma^2/(mu (1 - gamma rho)^2) on the searched Lyapunov "
+                 "function at the printed steps: the 12100 needed is at most the printed one",
+                 "needed 12100 / 12100: (K sigma^2/e8(C_0) - 36-term) mu (1 - gamma rho)^2/(eta_a^2 Q L^2 sigma^2) over "
+                 "12100 (0 where the 36-term alone pays)", T8.needed_ratio_12100,
+                 "Its control drops the 36-term (machinery: it shows the verdict can fail on the measured floor, not that "
+                 "a wrong 12100 would be caught)")
     return c36, c121
 
 
