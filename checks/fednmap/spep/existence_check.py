@@ -12,6 +12,7 @@ solvers unbounded, the verdict must be violated.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -100,6 +101,37 @@ def reverified(r: dict[str, Any]) -> tuple[str, float | None, dict[str, Any], fl
     return _REVERIFIED[key]
 
 
+#: the speedup table's points re-verified in the quick profile (the full profile: all of them)
+SPEEDUP_QUICK = ((64, 1), (64, 8))
+
+
+def _speedup_verdicts(ctx: CheckContext, res: CheckResult, full: bool) -> None:
+    """Per speedup-table point (theorem8_speedup.json; :data:`SPEEDUP_QUICK` in the quick profile): its certificate
+    re-verified against the reduced PEP rebuilt here (no solver), and the verdict "proved floor K/r <= printed floor"
+    at C_0 = 0, the printed steps, m = 1. A point without a certificate that re-verifies gives no number (unknown)."""
+    from fedbounds.checks.fednmap.spep import reduced
+    from fedbounds.checks.fednmap.spep.existence import _exact, printed_floor, rate, reduced_build, steps
+    from fedbounds.theory.fednmap.theorem8_c0 import speedup
+
+    for row in speedup().get("rows", []):
+        n, Q = row["n"], row["Q"]
+        if not full and (n, Q) not in SPEEDUP_QUICK:
+            continue
+        ctx.tick(f"Theorem 8 speedup table: re-verify n={n} Q={Q}")
+        r = {"n": n, "Q": Q, "m": 1, "rho": 0.1, "gamma_rho": steps(Q)["gamma"] * 0.1, "C_0_min": 0.0, "C_0_low": 0.0}
+        rt, s2 = rate(Q, 1, 0.1, 0.0), reduced.variance(n, Q)
+        proof = None
+        if row.get("status") == "proved":
+            try:
+                proof = _exact(reduced_build(n, Q, rt / steps(Q)["eta_hat"], 1, 0.1, s2), 0.0, None, make=False)
+            except Exception as exc:  # a file that does not re-verify is no evidence, said in the details
+                proof = {"status": f"not proved: {exc}"}
+        ok = proof is not None and proof.get("status") == "proved"
+        ratio = proof["bound"] / s2 / rt / printed_floor(n, Q, 1, 0.1) if ok else None
+        v = _verdict(r, ratio, "proved" if ok else "unknown", proof=proof, table="theorem8_speedup.json")
+        res.verdicts.append(dataclasses.replace(v, instance="speedup table, reduced PEP: " + v.instance))
+
+
 @register(EXISTENCE, title="Theorem 8 at the printed steps: a Lyapunov function searched by SDP; the smallest C_0 it needs",
           label="Theorem 8 / Appendix C.2", status="reconstructed", family="fednmap.spep")
 def check_existence(ctx: CheckContext) -> CheckResult:
@@ -147,6 +179,7 @@ def check_existence(ctx: CheckContext) -> CheckResult:
             _verdict(live, bad, f"control {far['status']}"), changed="rate",
             what="the rate r = eta_hat (tau = 1), past the family's front: no member contracts",
             before=rt, after=steps(Q, m, rho)["eta_hat"], violated_at=_label(live)))
+    _speedup_verdicts(ctx, res, full)
     c0s = [r["C_0_min"] for r in rows if r["C_0_min"] is not None]
     res.tightness = {"summary": f"smallest C_0 {min(c0s):g}..{max(c0s):g} over {len(c0s)} points (searched Lyapunov function, "
                      "printed steps)" if c0s else "no C_0 recovered"}

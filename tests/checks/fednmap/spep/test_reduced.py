@@ -120,3 +120,35 @@ def test_a_bound_below_the_worst_case_is_not_proved() -> None:
     assert good is not None
     low = [dataclasses.replace(r, dual=0.9 * r.dual) if r.dual is not None else r for r in runs]
     assert R.prove_reduced(pb, low, widths=(1e-6, 1e-2)) is None
+
+
+def _speedup_verdicts(monkeypatch: pytest.MonkeyPatch, **patch: Any) -> list[Any]:
+    from fedbounds.checks.fednmap.spep import existence_check as X
+    from fedbounds.checks.registry import CheckContext, CheckResult
+    from fedbounds.checks.runtime.profiles import QUICK
+
+    for name, value in patch.items():
+        monkeypatch.setattr(E, name, value)
+    monkeypatch.setattr(X, "SPEEDUP_QUICK", ((64, 1),))  # Q = 8 verifies too (the check does it), in 2 s more
+    res = CheckResult(X.EXISTENCE)
+    X._speedup_verdicts(CheckContext(profile=QUICK), res, full=False)
+    return res.verdicts
+
+
+def test_the_check_reverifies_the_speedup_tables_n_64_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check re-verifies the committed certificate at n = 64 against the rebuilt reduced rows, no solver: it holds,
+    proved, at 0.0011 of the printed floor."""
+    vs = _speedup_verdicts(monkeypatch)
+    assert len(vs) == 1 and vs[0].status == "holds" and vs[0].details["evidence"] == "proved"
+    assert 1e-3 < vs[0].observed < 1.2e-3
+
+
+def test_a_printed_floor_1000x_smaller_reads_violated_and_a_file_that_does_not_reverify_gives_no_number(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Controls, changed: the printed floor (/1000: the certified floor exceeds it: violated), then the certificate
+    (not re-verified: no number, never holds)."""
+    floor = E.printed_floor
+    vs = _speedup_verdicts(monkeypatch, printed_floor=lambda *a, **k: floor(*a, **k) / 1000)
+    assert [v.status for v in vs] == ["violated"]
+    vs = _speedup_verdicts(monkeypatch, _exact=lambda *a, **k: {"status": "not proved: planted"})
+    assert all(v.status == "inconclusive" and v.details["evidence"] == "unknown" for v in vs)
