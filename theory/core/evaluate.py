@@ -10,12 +10,13 @@ Symbols may be given as sympy symbols or by name; a name is either the symbol's 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 
 import sympy as sp
 from fedbounds.theory.core.symbols import BY_NAME
 
-__all__ = ["evaluate", "resolve", "substitute", "to_function"]
+__all__ = ["evaluate", "evaluate_compiled", "resolve", "substitute", "to_function"]
 
 
 def _lookup(name: str, expr: sp.Basic | None) -> sp.Symbol:
@@ -78,3 +79,28 @@ def evaluate(expr: sp.Basic, values: Mapping[str | sp.Symbol, float]) -> float:
     if missing:
         raise ValueError(f"missing values for {', '.join(missing)}")
     return float(sp.N(out))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(expr: sp.Basic) -> tuple[tuple[sp.Symbol, ...], Callable[..., float]]:
+    syms = tuple(sorted((s for s in expr.free_symbols if isinstance(s, sp.Symbol)), key=lambda s: s.name))
+    return syms, sp.lambdify(syms, expr, modules="math")
+
+
+def evaluate_compiled(expr: sp.Basic, values: Mapping[str | sp.Symbol, float]) -> float:
+    """:func:`evaluate` through :func:`to_function`, compiled once per expression (for formulas evaluated many times:
+    a substitution costs tens of milliseconds, a compiled call microseconds). The same numbers up to rounding."""
+    syms, fn = _compiled(expr)
+    by_name = {(k.name if isinstance(k, sp.Symbol) else str(k)): v for k, v in values.items()}
+    args = []
+    for s in syms:
+        if s in values:
+            args.append(values[s])  # type: ignore[index]
+        elif s.name in by_name:
+            args.append(by_name[s.name])
+        else:
+            py = next((k for k, v in BY_NAME.items() if v == s and k in by_name), None)
+            if py is None:
+                raise ValueError(f"missing values for {s.name}")
+            args.append(by_name[py])
+    return float(fn(*args))

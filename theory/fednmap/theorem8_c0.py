@@ -120,7 +120,7 @@ def speedup_text() -> str:
 def row_values(r: dict[str, Any]) -> dict[str, float]:
     """The parameters of a table row for the sympy: its (n, Q, m, rho), the table's L and mu, Theorem 5's printed
     maxima gamma, eta_hat, eta_a at window m (:mod:`fedbounds.theory.fednmap.formulas`), its smallest C_0, sigma^2 = 1."""
-    from fedbounds.theory.core.evaluate import evaluate
+    from fedbounds.theory.core.evaluate import evaluate_compiled as evaluate
 
     point = table().get("point", {})
     v: dict[str, float] = {"L": float(point.get("L", 1.0)), "mu": float(point.get("mu", 0.1)), "rho": float(r["rho"]),
@@ -138,10 +138,21 @@ def needed(r: dict[str, Any], K: float | None, constants: dict[str, float] | Non
     ``constants``) and ``ratio_36`` / ``ratio_12100`` (needed over the constant's value). ``constants``: the two
     constants' values, :data:`PRINTED` by default (a check's control plants others; a constant 0 gives the ratio +inf
     where something is needed, NaN where nothing is). None when the row is undecided (no C_0, or no K): no number."""
-    from fedbounds.theory.core.evaluate import evaluate
-
     if K is None or r.get("C_0_min") is None or not math.isfinite(float(K)):
         return None
+    key = (r["n"], r["Q"], r["m"], r["rho"], r["C_0_min"], float(K), tuple(sorted((constants or {}).items())))
+    if key not in _NEEDED:
+        _NEEDED[key] = _needed(r, float(K), constants)
+    return dict(_NEEDED[key])
+
+
+#: :func:`needed` per (row, K, constants): the claims' texts ask for each row several times
+_NEEDED: dict[tuple[Any, ...], dict[str, float]] = {}
+
+
+def _needed(r: dict[str, Any], K: float, constants: dict[str, float] | None) -> dict[str, float]:
+    from fedbounds.theory.core.evaluate import evaluate_compiled as evaluate
+
     c = {**PRINTED, **(constants or {})}
     v = {**row_values(r), "K_sigma": float(K), core.constant_36: c["36"], core.constant_12100: c["12100"]}
     floor = evaluate(S.certified_floor, v)
