@@ -16,39 +16,40 @@ __all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estima
 
 # -- written by benchmarks/bench_quick_check.py --write (do not edit by hand) --------------------------------------
 #: where and how the table was measured
-MEASURED = '2026-12-04, --jobs 2 on 2 cores, load 1.5: 198 s wall, 363 s CPU'
+MEASURED = '2026-12-04, --jobs 2 on 2 cores, load 1.6: 242 s wall, 376 s CPU'
 #: the command's own cost besides the claims (imports, report, plots), CPU seconds
-OVERHEAD_CPU_S = 76.0
+OVERHEAD_CPU_S = 74.6
 #: CPU seconds per claim in the quick profile
 QUICK_CPU_S: dict[str, float] = {
-    'fednmap.theorem8': 48.2,
-    'fednmap.theorem8.floor': 25.8,
-    'fednmap.theorem5.rate': 32.4,
-    'fednmap.nat_nor_relation': 6.7,
-    'fednmap.lyapunov': 10.3,
-    'fednmap.theorem8.complexity': 20.4,
-    'fednmap.theorem5.conditions': 4.6,
-    'fednmap.pep.lyapunov_constants': 14.6,
-    'fednmap.pep.largest_step': 0.6,
-    'fednmap.pep.theorem8_exponent': 0.9,
+    'fednmap.theorem8': 51.8,
+    'fednmap.theorem8.floor': 27.7,
+    'fednmap.theorem5.rate': 34.7,
+    'fednmap.nat_nor_relation': 6.6,
+    'fednmap.lyapunov': 10.4,
+    'fednmap.theorem8.complexity': 20.6,
+    'fednmap.theorem5.conditions': 4.7,
+    'fednmap.pep.lyapunov_constants': 17.0,
+    'fednmap.pep.largest_step': 0.5,
+    'fednmap.pep.shape_exponent': 2.6,
+    'fednmap.pep.theorem8_exponent': 0.1,
     'fednmap.theorem8.complexity_inside': 1.2,
-    'fednmap.spep.lyapunov_windows': 1.9,
-    'fednmap.spep.constant_36': 0.3,
-    'fednmap.spep.constant_12100': 0.1,
-    'fednmap.spep.theorem8_existence': 1.5,
-    'ds.lemma5_2': 7.6,
-    'ds.lemma5_1': 11.2,
-    'ds.theorem5_3': 17.6,
-    'ds.corollary_ii': 26.8,
-    'ds.constant_step_floor': 23.0,
+    'fednmap.spep.lyapunov_windows': 2.9,
+    'fednmap.spep.theorem8_existence': 7.4,
+    'fednmap.spep.constant_36': 0.1,
+    'fednmap.spep.constant_12100': 0.3,
+    'ds.lemma5_2': 7.1,
+    'ds.lemma5_1': 11.4,
+    'ds.theorem5_3': 12.8,
+    'ds.corollary_ii': 28.4,
+    'ds.constant_step_floor': 22.8,
     'erratum.ds_phi_prefix': 0.1,
-    'erratum.constant_gamma_floor': 6.8,
-    'erratum.ds_inexactness_gradient_step': 1.7,
-    'ds.assumption.small_step': 3.3,
+    'erratum.constant_gamma_floor': 6.9,
+    'erratum.ds_inexactness_gradient_step': 1.5,
+    'ds.assumption.small_step': 2.6,
     'ds.pep.lemma5_2': 1.5,
-    'ds.pep.absorption': 2.1,
-    'ds.corollary_decaying': 12.7,
-    'ds.spep.sigma2': 2.6,
+    'ds.pep.absorption': 2.3,
+    'ds.corollary_decaying': 12.9,
+    'ds.spep.sigma2': 2.0,
     'ds.spep.G2': 0.3,
 }
 # -- end of the written part -----------------------------------------------------------------------------------------
