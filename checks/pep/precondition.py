@@ -25,8 +25,8 @@ with the Gram basis and the values rescaled by exact powers of two. This module 
 Measured at (n, Q, T) = (2, 2, 2), k = 1: the solution's Gram diagonal is 1e-13 at 7 of its 16 points, so the
 rescaling floors those at 1e-6 of the largest and (ii)'s face step then finds exactly those 7 coordinates (an
 artefact of the scale: the unscaled rows have no such face, and the restoration on it fails); (i) finds no
-certificate at any room (the rescaled rows have no interior dual: margin 2e-11); (iii) proves v (1 + 0.3) with
-smallest pivot 0.25 (and v (1 + 1e-3), pivot 6e-4, at T = 1).
+certificate at any room (the rescaled rows have no interior dual: margin 2e-11); (iii) proves v (1 + 3e-3) (not
+v (1 + 1e-3)); at T = 1 it proves v (1 + 1e-3) with smallest pivot 6e-4.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ STARTERS: tuple[tuple[str, Mapping[str, Any] | None], ...] = (
 #: SCS in the final basis (the second solver of the two-solver agreement)
 SCS_SCALED: Mapping[str, Any] = {"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 100_000}
 #: relative rooms of step (iii) of :func:`prove_robust`, smallest first
-ROOMS = (1e-3, 1e-2, 1e-1, 3e-1, 1.0)
+ROOMS = (1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0)
 
 
 def solve_robust(pb: Any, rounds: int = 3, cross_check: bool = True) -> tuple[list[Any], Any | None]:
