@@ -51,7 +51,8 @@ GRIDS: dict[str, dict[str, Any]] = {
         "contraction": [(0.1, 2, 1, 16.0, 0.1), (0.1, 2, 2, 16.0, 0.5)],
         "steps": [(0.1, 2, 1, 1), (0.5, 1, 2, 1)],
         "replay": [(0.1, 2, 1, 1, 1.0), (0.1, 2, 2, 2, 16.0)],
-        "symmetric": [(0.1, 3, 2, 2, 16.0)],
+        # the k = 1 point: the full PEP's exact rows by continuation (as the Q = 2 descent points), not the block form
+        "symmetric": [(0.1, 3, 2, 2, 16.0), (0.1, 3, 2, 2, 1.0)],
     },
     "full": {
         "descent": None,  # the whole committed grid (fedbounds.checks.fednmap.pep.grid.DESCENT_GRID)
@@ -210,6 +211,13 @@ def _symmetric_points(ctx: CheckContext, res: CheckResult, last: tuple, last_cer
                                     <= DEFAULT_REL_TOL * abs(last_cert.value) + last_cert.abs_tol):
         drifts.append(f"{_label(*last)}: the block form gives {same.summary()}, the full SDP {last_cert.value:.6g}")
     for point in _grid(ctx, "symmetric"):
+        if point[4] == 1.0 and point[2] >= 2:  # the printed steps: the full PEP by continuation (_point_certificate)
+            ctx.tick(f"PEP descent {_label(*point)}, full rows by continuation")
+            cert, extra = _point_certificate(point)
+            res.verdicts.append(pep_verdict(CONSTANTS, _label(*point) + " (full rows)", cert, 1.0,
+                                            point=dict(zip(("rho", "n", "Q", "T", "k"), point, strict=True)),
+                                            at=_at(point[0], point[1], point[2], point[4]), **extra))
+            continue
         ctx.tick(f"PEP descent {_label(*point)}, block form")
         cert = _descent(*point, symmetric=True)
         res.verdicts.append(pep_verdict(CONSTANTS, _label(*point) + " (block form)", cert, 1.0,
