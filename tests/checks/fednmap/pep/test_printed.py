@@ -20,7 +20,7 @@ def point():
     return printed_descent(0.1, 2, 2, 1, 1.0)
 
 
-def test_the_printed_point_is_proved_and_reads_inside(point) -> None:
+def test_the_printed_point_is_proved(point) -> None:
     cert, cond = point
     assert cert.status == "proved" and cert.proof["route"] in ("rescaled", "interior", "face")
     # the proof bounds the solvers' reading from above, by the room it was made with, and proves the descent (<= 1)
@@ -32,7 +32,17 @@ def test_the_printed_point_is_proved_and_reads_inside(point) -> None:
     assert cond["path_k"][-1] == 1.0 and all(0 <= b - a < 5e-3 for a, b in itertools.pairwise(path))
     v = pep_verdict(pep_checks.CONSTANTS, "k=1", cert, 1.0, at=pep_checks._at(0.1, 2, 2, 1.0))
     assert v.status == "holds" and v.details["pep"]["pep_status"] == "proved"
+
+
+@pytest.mark.slow  # 32 s: the first scope_of in a process builds the theory's hypotheses
+def test_the_printed_point_reads_inside(point) -> None:
+    v = pep_verdict(pep_checks.CONSTANTS, "k=1", point[0], 1.0, at=pep_checks._at(0.1, 2, 2, 1.0))
     assert scope_of(pep_checks.CONSTANTS, [v]).kind == INSIDE
+    # 1.01 x the printed steps (nothing else changed) does not
+    far = {**pep_checks._at(0.1, 2, 2, 1.0)}
+    far["eta_hat"] *= 1.01
+    far["eta_a"] *= 1.01
+    assert scope_of(pep_checks.CONSTANTS, [pep_verdict(pep_checks.CONSTANTS, "x", point[0], 1.0, at=far)]).kind != INSIDE
 
 
 def test_a_bound_below_the_worst_case_is_not_proved(point) -> None:
