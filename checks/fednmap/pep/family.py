@@ -48,11 +48,14 @@ L = 1.0
 #: per profile: descent points (rho, n, Q, T, k), contraction points (rho, n, Q, k, mu), and whether to replay
 GRIDS: dict[str, dict[str, Any]] = {
     "quick": {
-        "descent": [(0.1, 2, 1, 1, 1.0), (0.1, 1, 1, 2, 1.0), (0.1, 2, 2, 1, 4.0), (0.1, 2, 2, 2, 4.0)],
+        # k = 1 at Q = 2 is solved by continuation and proved (fedbounds.checks.fednmap.pep.printed); the 4x points stay
+        "descent": [(0.1, 2, 1, 1, 1.0), (0.1, 1, 1, 2, 1.0), (0.1, 2, 2, 1, 1.0), (0.1, 2, 2, 2, 1.0), (0.1, 2, 2, 1, 4.0),
+                    (0.1, 2, 2, 2, 4.0)],
         "contraction": [(0.1, 2, 1, 16.0, 0.1), (0.1, 2, 2, 16.0, 0.5)],
         "steps": [(0.1, 2, 1, 1), (0.5, 1, 2, 1)],
         "replay": [(0.1, 2, 1, 1, 1.0), (0.1, 2, 2, 2, 16.0)],
-        "symmetric": [(0.1, 3, 2, 2, 16.0)],
+        # the k = 1 point: the full PEP's exact rows by continuation (as the Q = 2 descent points), not the block form
+        "symmetric": [(0.1, 3, 2, 2, 16.0), (0.1, 3, 2, 2, 1.0)],
     },
     "full": {
         "descent": None,  # the whole committed grid (fedbounds.checks.fednmap.pep.grid.DESCENT_GRID)
@@ -95,6 +98,20 @@ def _descent(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0, C_c
     return cert
 
 
+def _point_certificate(point: tuple) -> tuple[Any, dict[str, Any]]:
+    """A descent grid point's certificate and its verdict's extra details. At the printed steps (k = 1) with Q >= 2 the
+    plain SDP defeats both solvers: there the PEP is solved by continuation in k and proved on its exact rows
+    (:func:`fedbounds.checks.fednmap.pep.printed.printed_descent`), and the details carry the conditioning reached (the
+    path's values, the solvers' gaps, the smallest Gram eigenvalue, the proof's route, room and smallest pivot)."""
+    rho, n, Q, T, k = point
+    if k == 1.0 and Q >= 2:
+        from fedbounds.checks.fednmap.pep.printed import printed_descent
+
+        cert, cond = printed_descent(rho, n, Q, T, k)
+        return cert, {"conditioning": cond, "formulation": "exact rows, continuation 16x -> 1x, rescaled (printed steps)"}
+    return _descent(*point), {}
+
+
 def _at(rho: float, n: int, Q: int, k: float, C_0: float = 1.0, C_c: float = 1.0) -> dict[str, float]:
     """The parameters of a grid point for its verdict's scope (``details["at"]``): steps k times Theorem 5's printed ones."""
     st = theorem5_steps(L, rho, Q)
@@ -124,10 +141,10 @@ def check_lyapunov_constants(ctx: CheckContext) -> CheckResult:
     drifts = []
     for point in grid:
         ctx.tick(f"PEP descent {_label(*point)}")
-        cert = _descent(*point)
+        cert, extra = _point_certificate(point)
         row = committed_descent(*point)
         v = pep_verdict(CONSTANTS, _label(*point), cert, 1.0, point=dict(zip(("rho", "n", "Q", "T", "k"), point, strict=True)),
-                        committed=None if row is None else row["value"], at=_at(point[0], point[1], point[2], point[4]))
+                        committed=None if row is None else row["value"], at=_at(point[0], point[1], point[2], point[4]), **extra)
         res.verdicts.append(v)
         if (why := _drift(cert, row)) is not None:
             drifts.append(f"{_label(*point)}: {why}")
@@ -197,6 +214,13 @@ def _symmetric_points(ctx: CheckContext, res: CheckResult, last: tuple, last_cer
                                     <= DEFAULT_REL_TOL * abs(last_cert.value) + last_cert.abs_tol):
         drifts.append(f"{_label(*last)}: the block form gives {same.summary()}, the full SDP {last_cert.value:.6g}")
     for point in _grid(ctx, "symmetric"):
+        if point[4] == 1.0 and point[2] >= 2:  # the printed steps: the full PEP by continuation (_point_certificate)
+            ctx.tick(f"PEP descent {_label(*point)}, full rows by continuation")
+            cert, extra = _point_certificate(point)
+            res.verdicts.append(pep_verdict(CONSTANTS, _label(*point) + " (full rows)", cert, 1.0,
+                                            point=dict(zip(("rho", "n", "Q", "T", "k"), point, strict=True)),
+                                            at=_at(point[0], point[1], point[2], point[4]), **extra))
+            continue
         ctx.tick(f"PEP descent {_label(*point)}, block form")
         cert = _descent(*point, symmetric=True)
         res.verdicts.append(pep_verdict(CONSTANTS, _label(*point) + " (block form)", cert, 1.0,
