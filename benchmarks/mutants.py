@@ -169,7 +169,7 @@ TARGETS: list[dict[str, Any]] = [
     {
         "files": "checks/fednmap/spep/reduced.py",
         "mutate": ["operators", "constants"],
-        "scope": ["_rows", "_smooth", "_convex", "_Layout.*", "mean_over_clients", "other", "dot", "lin"],
+        "scope": ["_rows", "_smooth", "_convex", "_Layout.*", "mean_over_clients", "other", "dot", "lin"],  # builder only
         "tests": ["tests/checks/fednmap/spep/test_reduced.py -k 'pepit or size or difference'"],
     },
     {

@@ -9,5 +9,8 @@
 - :mod:`fedbounds.checks.pep.sgd`: one SGD step, the stochastic encoding's validation against its closed form and
   against PEPit's finite-sum ``wc_sgd`` (where, and why, the noise models differ);
 - :mod:`fedbounds.checks.pep.certificate`: a certified worst case turned into an exact rational certificate, and
-  :mod:`fedbounds.checks.pep.verify_certificate`, which re-checks one with the standard library alone.
+  :mod:`fedbounds.checks.pep.verify_certificate`, which re-checks one with the standard library alone;
+- :mod:`fedbounds.checks.pep.precondition`: exact rows (PEPit's, or a builder's own) solved over one PSD block per
+  component with an exact power-of-two rescaling, and proved on the rescaled rows: what makes the printed steps
+  solvable.
 """

@@ -2,18 +2,21 @@
 
 At Theorem 5's printed steps the deterministic FedNMap PEP (docs/fednmap-reconstruction.md §10) mixes rows of order
 1 with rows of order eta_hat^2 (about 1e-6) and a worst case whose Gram matrix is of rank well below its size: on the
-plain SDP Clarabel raises and SCS stops ``optimal_inaccurate`` (the (n, Q, T) = (2, 2, *) points). The tools of
-:mod:`fedbounds.checks.fednmap.spep.reduced` fix the scale, not the problem: :func:`~fedbounds.checks.fednmap.spep.
-reduced.solve_problem` solves any exact :class:`~fedbounds.checks.pep.certificate.Problem` over one PSD block per
-component with every row divided by its largest coefficient (rows-only scaling), and, given a previous solution,
-with the Gram basis and the values rescaled by exact powers of two. This module adds
+plain SDP Clarabel raises and SCS stops ``optimal_inaccurate`` (the (n, Q, T) = (2, 2, *) points). The first
+tools fix the scale, not the problem: :func:`solve_problem` solves any exact
+:class:`~fedbounds.checks.pep.certificate.Problem` (PEPit's rows, or rows a builder writes itself: the client-symmetric
+reduced PEP of :mod:`fedbounds.checks.fednmap.spep.reduced`) over one PSD block per component with every row divided by
+its largest coefficient (rows-only scaling), and, given a previous solution, with the Gram basis and the values
+rescaled by exact powers of two (:func:`solve_preconditioned`: three such solves); :func:`prove_rescaled` runs the
+prover's interior-dual step and exact restoration on the rescaled rows and checks the result against the original
+rows. Then
 
 * :func:`solve_robust`: a first solve that reads *something* (Clarabel; else SCS at a loose tolerance, whose
   ``optimal_inaccurate`` Gram matrix is only used for its scale; else SCS tighter), then Clarabel rescaled by the
   last solution ``rounds`` times, then SCS in the final basis as the second solver (two solvers agreeing, as
   :func:`fedbounds.checks.pep.solve.certify` asks);
 * :func:`prove_robust`: an exact certificate of ``worst case <= bound``, trying in turn (i) the rescaled prover
-  :func:`~fedbounds.checks.fednmap.spep.reduced.prove_reduced` (solver duals moved towards an interior dual of the
+  :func:`prove_rescaled` (solver duals moved towards an interior dual of the
   rescaled rows) at rooms 1e-6..1e-1, (ii) the same with one facial-reduction step on the rescaled rows
   (:func:`fedbounds.checks.pep.certificate.face`: directions every dual residual must annihilate, imposed exactly in
   the restoration), (iii) the interior dual of the unscaled rows at the target v (1 + w) for the rooms w of
@@ -32,14 +35,215 @@ v (1 + 1e-3)); at T = 1 it proves v (1 + 1e-3) with smallest pivot 6e-4.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from fedbounds.checks.fednmap.spep.reduced import WIDTHS, _scaled, _scaling, prove_reduced, solve_problem
 
-__all__ = ["ROOMS", "STARTERS", "conditioning", "prove_robust", "solve_path", "solve_robust"]
+__all__ = ["ROOMS", "STARTERS", "WIDTHS", "blocks", "conditioning", "prove_rescaled", "prove_robust", "solve_path",
+           "solve_preconditioned", "solve_problem", "solve_robust"]
+
+
+def blocks(pb: Any) -> list[list[int]]:
+    """The Gram indices split into the connected components of the rows' entries (i, j): no row couples two
+    components, so G >= 0 may be imposed per component (the off-diagonal parts are then free and 0 is as good as any
+    value) with the same optimal value; here they are diag(M, D)."""
+    parent = list(range(pb.points))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for r in pb.rows:
+        for i, j, _ in r.gram:
+            parent[find(i)] = find(j)
+    comp: dict[int, list[int]] = {}
+    for i in range(pb.points):
+        comp.setdefault(find(i), []).append(i)
+    return sorted(comp.values())
+
+
+def solve_problem(pb: Any, solver: str, solver_options: Mapping[str, Any] | None = None,
+                  scale: tuple[np.ndarray, np.ndarray] | None = None, penalty: float = 0.0) -> Any:
+    """Maximise the objective value of ``pb`` (a :class:`fedbounds.checks.pep.certificate.Problem`) over one PSD
+    block per component of :func:`blocks`: a :class:`fedbounds.checks.pep.solve.SolverRun` whose multipliers are in
+    the order of ``pb.rows`` (the prover's starting points) and whose dual is -sum_k y_k c_k.
+
+    Preconditioning, which changes neither the value nor the meaning of the multipliers: every row is divided by its
+    largest coefficient (its multiplier multiplied back), and ``scale`` = (d, f) writes G = diag(d) G' diag(d) and
+    F = diag(f) F' (a congruence: G >= 0 exactly when G' >= 0), so that the solver sees a Gram matrix and values of
+    order 1 (:func:`solve_preconditioned`). ``run.gram`` holds (the Gram matrix, the values) in the original scale.
+    ``penalty`` e adds e tr(G') to the objective: the multipliers are then a dual whose residual is >= e I in the
+    scaled basis, a strictly interior dual of ``pb`` (what an exact certificate is rounded from: :func:`prove_rescaled`)."""
+    import cvxpy as cp
+    import scipy.sparse as sps
+    from fedbounds.checks.pep.bounded import SolverLimit, bounded
+    from fedbounds.checks.pep.solve import SCS_OPTIONS, SolverRun
+
+    solver = solver.upper()
+    opts = dict(solver_options or (SCS_OPTIONS if solver == "SCS" else {}))
+    t0 = time.perf_counter()
+    comps = blocks(pb)
+    where: dict[int, tuple[int, int]] = {i: (b, k) for b, c in enumerate(comps) for k, i in enumerate(c)}
+    offsets = np.cumsum([0, *(len(c) ** 2 for c in comps)])
+    offF = int(offsets[-1])
+
+    def col(i: int, j: int) -> int:
+        (b, u), (_, v) = where[i], where[j]
+        return int(offsets[b]) + u * len(comps[b]) + v
+
+    d, f = scale if scale is not None else (np.ones(pb.points), np.ones(pb.values))
+    weight = np.ones(len(pb.rows))
+    data: dict[str, tuple[list, list, list, list, list]] = {"inequality": ([], [], [], [], []), "equality": ([], [], [], [], [])}
+    for k, r in enumerate(pb.rows):
+        ri, ci, dv, cs, pos = data[r.kind]
+        m = len(cs)
+        g = [(i, j, float(c) * d[i] * d[j]) for i, j, c in r.gram]
+        vals = [(v, float(c) * f[v]) for v, c in r.values]
+        big = max([abs(c) for *_, c in g] + [abs(c) for _, c in vals] + [abs(float(r.constant))])
+        w = 1.0 / big if big > 0 else 1.0
+        weight[k] = w
+        for i, j, c in g:
+            if i == j:
+                ri.append(m), ci.append(col(i, i)), dv.append(c * w)
+            else:
+                for u, v in ((i, j), (j, i)):
+                    ri.append(m), ci.append(col(u, v)), dv.append(c * w / 2)
+        for v, c in vals:
+            ri.append(m), ci.append(offF + v), dv.append(c * w)
+        cs.append(float(r.constant) * w)
+        pos.append(k)
+    size = offF + pb.values
+    mats = {kind: (sps.csr_matrix((dv, (ri, ci)), shape=(len(cs), size)), np.array(cs), pos)
+            for kind, (ri, ci, dv, cs, pos) in data.items()}
+    Xs = [cp.Variable((len(c), len(c)), PSD=True) for c in comps]
+    F = cp.Variable(pb.values)
+    x = cp.hstack([*(cp.reshape(X, (X.shape[0] ** 2,), order="C") for X in Xs), F])
+    Ai, ci_, pi = mats["inequality"]
+    Ae, ce, pe = mats["equality"]
+    cons = [Ai @ x + ci_ <= 0]
+    if len(pe):
+        cons.append(Ae @ x + ce == 0)
+    goal = f[pb.objective] * F[pb.objective] + (penalty * sum(cp.trace(X) for X in Xs) if penalty else 0)
+    prob = cp.Problem(cp.Maximize(goal), cons)
+    status = ""
+    with warnings.catch_warnings(), bounded():
+        warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the status says so
+        try:
+            prob.solve(solver=solver, **opts)
+            status = str(prob.status)
+        except SolverLimit as exc:
+            status = f"limit: {exc}"
+        except Exception as exc:  # a solver's own failure is an answer (status "error: ..."), never a crash
+            status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
+    dual = primal = viol = min_eig = gram = None
+    y = None
+    if status in ("optimal", "optimal_inaccurate") and x.value is not None:
+        primal = float(prob.value)
+        li = np.asarray(cons[0].dual_value, dtype=float).ravel()
+        le = np.asarray(cons[1].dual_value, dtype=float).ravel() if len(pe) else np.zeros(0)
+        dual = -float(li @ ci_) - float(le @ ce)
+        xv = np.asarray(x.value, dtype=float)
+        viol = max([float(np.max(Ai @ xv + ci_)), *([float(np.max(np.abs(Ae @ xv + ce)))] if len(pe) else [])])
+        min_eig = min(float(np.linalg.eigvalsh(X.value).min()) for X in Xs)
+        y = np.zeros(len(pb.rows))
+        y[pi], y[pe] = li, le
+        y *= weight
+        G = np.zeros((pb.points, pb.points))
+        for c, X in zip(comps, Xs, strict=True):
+            G[np.ix_(c, c)] = X.value
+        gram = (G * np.outer(d, d), np.asarray(F.value, dtype=float) * f)
+    return SolverRun(solver=solver, status=status, dual=dual, primal=primal, seconds=time.perf_counter() - t0,
+                     primal_violation=viol, gram_min_eig=min_eig, multipliers=y, gram=gram,
+                     options={**opts, "blocks": tuple(len(c) for c in comps), "rows": len(pb.rows)})
+
+
+def solve_preconditioned(pb: Any, solver: str = "CLARABEL", rounds: int = 3,
+                         solver_options: Mapping[str, Any] | None = None) -> list[Any]:
+    """:func:`solve_problem` repeated with the Gram matrix and the values rescaled to order 1 by the previous
+    solution (its diagonal, its values), ``rounds`` times: every run (a prover can start from each)."""
+    runs = [solve_problem(pb, solver, solver_options)]
+    for _ in range(rounds - 1):
+        last = next((r for r in reversed(runs) if r.gram is not None), None)
+        if last is None:
+            break
+        runs.append(solve_problem(pb, solver, solver_options, scale=_scaling(last)))
+    return runs
+
+
+def _pow2(x: np.ndarray) -> np.ndarray:
+    """Each entry rounded to the nearest power of two (exact in binary and in rationals)."""
+    return np.exp2(np.round(np.log2(x)))
+
+
+def _scaling(run: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(d, f) of :func:`solve_problem` from a run's solution: powers of two near the square roots of its Gram diagonal
+    and its values' sizes, floored at 1e-6 of the largest (the objective's value is not rescaled)."""
+    G, F = run.gram
+    diag = np.sqrt(np.clip(np.diag(G), 0.0, None))
+    d = np.maximum(diag, 1e-6 * max(float(diag.max(initial=0.0)), 1e-300))
+    f = np.maximum(np.abs(F), 1e-6 * max(float(np.abs(F).max(initial=0.0)), 1e-300))
+    f[0] = 1.0
+    return _pow2(d), _pow2(f)
+
+
+def _scaled(pb: Any, d: np.ndarray, f: np.ndarray) -> tuple[Any, list[Fraction]]:
+    """``pb`` in the basis of :func:`solve_problem`'s ``scale`` (d, f powers of two) with every row multiplied by a
+    power of two w_k near 1/(its largest coefficient): exactly, so a dual y' of it is the dual y_k = w_k y'_k of ``pb``
+    with the same value, and its residual is diag(d) S(y) diag(d) (PSD exactly when S(y) is), its value part
+    diag(f) times ``pb``'s. Returns the scaled problem and the w_k."""
+    from fedbounds.checks.pep.certificate import Row, problem_from_rows
+
+    D, Fv = [Fraction(float(x)) for x in d], [Fraction(float(x)) for x in f]
+    rows, weights = [], []
+    for r in pb.rows:
+        g = [(i, j, c * D[i] * D[j]) for i, j, c in r.gram]
+        vals = [(k, c * Fv[k]) for k, c in r.values]
+        big = max([abs(float(c)) for *_, c in g] + [abs(float(c)) for _, c in vals] + [abs(float(r.constant))])
+        w = Fraction(float(_pow2(np.array([1.0 / big]))[0])) if big > 0 else Fraction(1)
+        weights.append(w)
+        rows.append(Row(r.kind, tuple((i, j, c * w) for i, j, c in g), tuple((k, c * w) for k, c in vals), r.constant * w))
+    return problem_from_rows(rows, pb.points, pb.values), weights
+
+
+#: the relative rooms a proof is tried at, smallest first
+WIDTHS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1)
+
+
+def prove_rescaled(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTHS) -> dict[str, Any] | None:
+    """An exact certificate of ``pb``'s worst case <= v + w |v| for the smallest relative room w that gives one, or None.
+
+    v is the last optimal run's dual value. The prover's steps (:mod:`fedbounds.checks.pep.certificate`: each solver
+    dual moved towards a strictly interior dual, rounded, its value part restored exactly) run on ``pb`` rescaled
+    exactly by that run's solution (:func:`_scaled`), where the solvers are accurate and the restoration moves the
+    residual little; the exact multipliers are mapped back to ``pb``'s rows and checked against ``pb`` itself
+    (:func:`fedbounds.checks.pep.certificate.certificate_of`)."""
+    from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, rational
+
+    t0 = time.perf_counter()
+    opt = [r for r in runs if r.status == "optimal" and r.gram is not None and r.multipliers is not None]
+    if not opt:
+        return None
+    v = float(opt[-1].dual)
+    pbs, w = _scaled(pb, *_scaling(opt[-1]))
+    wf = np.array([float(x) for x in w])
+    starts = [r.multipliers / wf for r in opt]
+    for width in widths:
+        delta = width * abs(v)
+        bound = rational(v) + Fraction(delta).limit_denominator(10**15)
+        for ys, margin in _candidates(pbs, v, delta, starts):
+            y = _exact(pbs, ys)
+            cert = None if y is None else certificate_of(pb, [a * b for a, b in zip(y, w, strict=True)], bound, v, delta, margin)
+            if cert is not None:
+                cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
+                cert["width"] = width
+                return cert
+    return None
+
 
 #: the first solves tried, in order, until one returns a Gram matrix (whose scale the next solve uses)
 STARTERS: tuple[tuple[str, Mapping[str, Any] | None], ...] = (
@@ -114,7 +318,7 @@ def conditioning(runs: Sequence[Any], scs: Any | None = None) -> dict[str, Any]:
 
 
 def _faced(pb: Any, runs: Sequence[Any], widths: Sequence[float]) -> dict[str, Any] | None:
-    """Step (ii) of :func:`prove_robust`: :func:`prove_reduced`'s candidates on the rescaled rows with one
+    """Step (ii) of :func:`prove_robust`: :func:`prove_rescaled`'s candidates on the rescaled rows with one
     facial-reduction step imposed exactly (S w = 0 for the face's directions w)."""
     from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, face, rational
 
@@ -162,7 +366,7 @@ def prove_robust(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTHS,
     if not opt:
         return None
     value = float(opt[-1].dual)
-    for route, attempt in (("rescaled", lambda: prove_reduced(pb, runs, widths)),
+    for route, attempt in (("rescaled", lambda: prove_rescaled(pb, runs, widths)),
                            ("interior", lambda: _interior(pb, value, rooms)),
                            ("face", lambda: _faced(pb, runs, widths) if face_step else None)):
         cert = attempt()

@@ -32,15 +32,13 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
+from fedbounds.checks.pep.precondition import prove_rescaled, solve_preconditioned
 
-__all__ = ["blocks", "build_reduced_search", "full_gram_dimension", "point", "prove_reduced", "solve_preconditioned", "solve_problem",
-           "variance"]
+__all__ = ["build_reduced_search", "full_gram_dimension", "point", "variance"]
 
 # basis keys of a vector: ("s", k) a shared leaf, ("c", who, a) slot a of client who (0 or 1, two different clients),
 # ("m", a) the mean over the clients of slot a. A scalar: ("F", k) a shared value, ("f", a) a client value slot (the
@@ -348,205 +346,6 @@ def full_gram_dimension(n: int, Q: int) -> int:
     return 2 + n * 3 * Q - 1
 
 
-def blocks(pb: Any) -> list[list[int]]:
-    """The Gram indices split into the connected components of the rows' entries (i, j): no row couples two
-    components, so G >= 0 may be imposed per component (the off-diagonal parts are then free and 0 is as good as any
-    value) with the same optimal value; here they are diag(M, D)."""
-    parent = list(range(pb.points))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for r in pb.rows:
-        for i, j, _ in r.gram:
-            parent[find(i)] = find(j)
-    comp: dict[int, list[int]] = {}
-    for i in range(pb.points):
-        comp.setdefault(find(i), []).append(i)
-    return sorted(comp.values())
-
-
-def solve_problem(pb: Any, solver: str, solver_options: Mapping[str, Any] | None = None,
-                  scale: tuple[np.ndarray, np.ndarray] | None = None, penalty: float = 0.0) -> Any:
-    """Maximise the objective value of ``pb`` (a :class:`fedbounds.checks.pep.certificate.Problem`) over one PSD
-    block per component of :func:`blocks`: a :class:`fedbounds.checks.pep.solve.SolverRun` whose multipliers are in
-    the order of ``pb.rows`` (the prover's starting points) and whose dual is -sum_k y_k c_k.
-
-    Preconditioning, which changes neither the value nor the meaning of the multipliers: every row is divided by its
-    largest coefficient (its multiplier multiplied back), and ``scale`` = (d, f) writes G = diag(d) G' diag(d) and
-    F = diag(f) F' (a congruence: G >= 0 exactly when G' >= 0), so that the solver sees a Gram matrix and values of
-    order 1 (:func:`solve_preconditioned`). ``run.gram`` holds (the Gram matrix, the values) in the original scale.
-    ``penalty`` e adds e tr(G') to the objective: the multipliers are then a dual whose residual is >= e I in the
-    scaled basis, a strictly interior dual of ``pb`` (what an exact certificate is rounded from: :func:`prove_reduced`)."""
-    import cvxpy as cp
-    import scipy.sparse as sps
-    from fedbounds.checks.pep.bounded import SolverLimit, bounded
-    from fedbounds.checks.pep.solve import SCS_OPTIONS, SolverRun
-
-    solver = solver.upper()
-    opts = dict(solver_options or (SCS_OPTIONS if solver == "SCS" else {}))
-    t0 = time.perf_counter()
-    comps = blocks(pb)
-    where: dict[int, tuple[int, int]] = {i: (b, k) for b, c in enumerate(comps) for k, i in enumerate(c)}
-    offsets = np.cumsum([0, *(len(c) ** 2 for c in comps)])
-    offF = int(offsets[-1])
-
-    def col(i: int, j: int) -> int:
-        (b, u), (_, v) = where[i], where[j]
-        return int(offsets[b]) + u * len(comps[b]) + v
-
-    d, f = scale if scale is not None else (np.ones(pb.points), np.ones(pb.values))
-    weight = np.ones(len(pb.rows))
-    data: dict[str, tuple[list, list, list, list, list]] = {"inequality": ([], [], [], [], []), "equality": ([], [], [], [], [])}
-    for k, r in enumerate(pb.rows):
-        ri, ci, dv, cs, pos = data[r.kind]
-        m = len(cs)
-        g = [(i, j, float(c) * d[i] * d[j]) for i, j, c in r.gram]
-        vals = [(v, float(c) * f[v]) for v, c in r.values]
-        big = max([abs(c) for *_, c in g] + [abs(c) for _, c in vals] + [abs(float(r.constant))])
-        w = 1.0 / big if big > 0 else 1.0
-        weight[k] = w
-        for i, j, c in g:
-            if i == j:
-                ri.append(m), ci.append(col(i, i)), dv.append(c * w)
-            else:
-                for u, v in ((i, j), (j, i)):
-                    ri.append(m), ci.append(col(u, v)), dv.append(c * w / 2)
-        for v, c in vals:
-            ri.append(m), ci.append(offF + v), dv.append(c * w)
-        cs.append(float(r.constant) * w)
-        pos.append(k)
-    size = offF + pb.values
-    mats = {kind: (sps.csr_matrix((dv, (ri, ci)), shape=(len(cs), size)), np.array(cs), pos)
-            for kind, (ri, ci, dv, cs, pos) in data.items()}
-    Xs = [cp.Variable((len(c), len(c)), PSD=True) for c in comps]
-    F = cp.Variable(pb.values)
-    x = cp.hstack([*(cp.reshape(X, (X.shape[0] ** 2,), order="C") for X in Xs), F])
-    Ai, ci_, pi = mats["inequality"]
-    Ae, ce, pe = mats["equality"]
-    cons = [Ai @ x + ci_ <= 0]
-    if len(pe):
-        cons.append(Ae @ x + ce == 0)
-    goal = f[pb.objective] * F[pb.objective] + (penalty * sum(cp.trace(X) for X in Xs) if penalty else 0)
-    prob = cp.Problem(cp.Maximize(goal), cons)
-    status = ""
-    with warnings.catch_warnings(), bounded():
-        warnings.simplefilter("ignore", UserWarning)  # "Solution may be inaccurate": the status says so
-        try:
-            prob.solve(solver=solver, **opts)
-            status = str(prob.status)
-        except SolverLimit as exc:
-            status = f"limit: {exc}"
-        except Exception as exc:  # a solver's own failure is an answer (status "error: ..."), never a crash
-            status = f"error: {type(exc).__name__}: {str(exc)[:120]}"
-    dual = primal = viol = min_eig = gram = None
-    y = None
-    if status in ("optimal", "optimal_inaccurate") and x.value is not None:
-        primal = float(prob.value)
-        li = np.asarray(cons[0].dual_value, dtype=float).ravel()
-        le = np.asarray(cons[1].dual_value, dtype=float).ravel() if len(pe) else np.zeros(0)
-        dual = -float(li @ ci_) - float(le @ ce)
-        xv = np.asarray(x.value, dtype=float)
-        viol = max([float(np.max(Ai @ xv + ci_)), *([float(np.max(np.abs(Ae @ xv + ce)))] if len(pe) else [])])
-        min_eig = min(float(np.linalg.eigvalsh(X.value).min()) for X in Xs)
-        y = np.zeros(len(pb.rows))
-        y[pi], y[pe] = li, le
-        y *= weight
-        G = np.zeros((pb.points, pb.points))
-        for c, X in zip(comps, Xs, strict=True):
-            G[np.ix_(c, c)] = X.value
-        gram = (G * np.outer(d, d), np.asarray(F.value, dtype=float) * f)
-    return SolverRun(solver=solver, status=status, dual=dual, primal=primal, seconds=time.perf_counter() - t0,
-                     primal_violation=viol, gram_min_eig=min_eig, multipliers=y, gram=gram,
-                     options={**opts, "blocks": tuple(len(c) for c in comps), "rows": len(pb.rows)})
-
-
-def solve_preconditioned(pb: Any, solver: str = "CLARABEL", rounds: int = 3,
-                         solver_options: Mapping[str, Any] | None = None) -> list[Any]:
-    """:func:`solve_problem` repeated with the Gram matrix and the values rescaled to order 1 by the previous
-    solution (its diagonal, its values), ``rounds`` times: every run (a prover can start from each)."""
-    runs = [solve_problem(pb, solver, solver_options)]
-    for _ in range(rounds - 1):
-        last = next((r for r in reversed(runs) if r.gram is not None), None)
-        if last is None:
-            break
-        runs.append(solve_problem(pb, solver, solver_options, scale=_scaling(last)))
-    return runs
-
-
-def _pow2(x: np.ndarray) -> np.ndarray:
-    """Each entry rounded to the nearest power of two (exact in binary and in rationals)."""
-    return np.exp2(np.round(np.log2(x)))
-
-
-def _scaling(run: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(d, f) of :func:`solve_problem` from a run's solution: powers of two near the square roots of its Gram diagonal
-    and its values' sizes, floored at 1e-6 of the largest (the objective's value is not rescaled)."""
-    G, F = run.gram
-    diag = np.sqrt(np.clip(np.diag(G), 0.0, None))
-    d = np.maximum(diag, 1e-6 * max(float(diag.max(initial=0.0)), 1e-300))
-    f = np.maximum(np.abs(F), 1e-6 * max(float(np.abs(F).max(initial=0.0)), 1e-300))
-    f[0] = 1.0
-    return _pow2(d), _pow2(f)
-
-
-def _scaled(pb: Any, d: np.ndarray, f: np.ndarray) -> tuple[Any, list[Fraction]]:
-    """``pb`` in the basis of :func:`solve_problem`'s ``scale`` (d, f powers of two) with every row multiplied by a
-    power of two w_k near 1/(its largest coefficient): exactly, so a dual y' of it is the dual y_k = w_k y'_k of ``pb``
-    with the same value, and its residual is diag(d) S(y) diag(d) (PSD exactly when S(y) is), its value part
-    diag(f) times ``pb``'s. Returns the scaled problem and the w_k."""
-    from fedbounds.checks.pep.certificate import Row, problem_from_rows
-
-    D, Fv = [Fraction(float(x)) for x in d], [Fraction(float(x)) for x in f]
-    rows, weights = [], []
-    for r in pb.rows:
-        g = [(i, j, c * D[i] * D[j]) for i, j, c in r.gram]
-        vals = [(k, c * Fv[k]) for k, c in r.values]
-        big = max([abs(float(c)) for *_, c in g] + [abs(float(c)) for _, c in vals] + [abs(float(r.constant))])
-        w = Fraction(float(_pow2(np.array([1.0 / big]))[0])) if big > 0 else Fraction(1)
-        weights.append(w)
-        rows.append(Row(r.kind, tuple((i, j, c * w) for i, j, c in g), tuple((k, c * w) for k, c in vals), r.constant * w))
-    return problem_from_rows(rows, pb.points, pb.values), weights
-
-
-#: the relative rooms a proof is tried at, smallest first
-WIDTHS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 3e-2, 1e-1)
-
-
-def prove_reduced(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTHS) -> dict[str, Any] | None:
-    """An exact certificate of ``pb``'s worst case <= v + w |v| for the smallest relative room w that gives one, or None.
-
-    v is the last optimal run's dual value. The prover's steps (:mod:`fedbounds.checks.pep.certificate`: each solver
-    dual moved towards a strictly interior dual, rounded, its value part restored exactly) run on ``pb`` rescaled
-    exactly by that run's solution (:func:`_scaled`), where the solvers are accurate and the restoration moves the
-    residual little; the exact multipliers are mapped back to ``pb``'s rows and checked against ``pb`` itself
-    (:func:`fedbounds.checks.pep.certificate.certificate_of`)."""
-    from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, rational
-
-    t0 = time.perf_counter()
-    opt = [r for r in runs if r.status == "optimal" and r.gram is not None and r.multipliers is not None]
-    if not opt:
-        return None
-    v = float(opt[-1].dual)
-    pbs, w = _scaled(pb, *_scaling(opt[-1]))
-    wf = np.array([float(x) for x in w])
-    starts = [r.multipliers / wf for r in opt]
-    for width in widths:
-        delta = width * abs(v)
-        bound = rational(v) + Fraction(delta).limit_denominator(10**15)
-        for ys, margin in _candidates(pbs, v, delta, starts):
-            y = _exact(pbs, ys)
-            cert = None if y is None else certificate_of(pb, [a * b for a, b in zip(y, w, strict=True)], bound, v, delta, margin)
-            if cert is not None:
-                cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
-                cert["width"] = width
-                return cert
-    return None
-
-
 def variance(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0) -> float:
     """The variance bound sigma2 = n Q / eta_hat^2 that :func:`point` writes the PEP at (its value K* sigma2 is then of
     order 1 at Theorem 5's steps); a certificate of the point is of the PEP at this sigma2."""
@@ -579,7 +378,7 @@ def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
                            "values": [None if r.dual is None else r.dual / s2 for r in runs],
                            "gaps": [None if r.gap is None else r.gap / s2 for r in runs]}
     if make and value is not None and not stored(pb.digest).exists():
-        cert = prove_reduced(pb, runs)
+        cert = prove_rescaled(pb, runs)
         if cert is not None:
             cert["problem"].update(describe(build) or {})
             _write(stored(pb.digest), cert)

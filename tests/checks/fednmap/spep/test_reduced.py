@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from fedbounds.checks.fednmap.spep import existence as E
 from fedbounds.checks.fednmap.spep import reduced as R
+from fedbounds.checks.pep import precondition as P
 
 TAU = 2 * E.MU / 9
 #: Clarabel at tight tolerances: the PEPit-built PEP's value to about 1e-8 (the default tolerances give 1e-3)
@@ -26,7 +27,7 @@ def _args(n: int, Q: int) -> tuple[Any, ...]:
 def _reduced_value(n: int, Q: int) -> float:
     """K* from the reduced PEP as :func:`reduced.point` solves it (at the variance n Q / eta_hat^2, then divided)."""
     s2 = n * Q / E.steps(Q)["eta_hat"] ** 2
-    runs = R.solve_preconditioned(R.build_reduced_search(*_args(n, Q), sigma2=s2)())
+    runs = P.solve_preconditioned(R.build_reduced_search(*_args(n, Q), sigma2=s2)())
     run = runs[-1]
     assert run.status == "optimal", [r.status for r in runs]
     return float(run.dual) / s2
@@ -68,7 +69,7 @@ def test_its_size_does_not_grow_with_n() -> None:
     a, b = (R.build_reduced_search(*_args(n, 4))() for n in (4, 64))
     assert (a.points, a.values, len(a.rows)) == (b.points, b.values, len(b.rows))
     assert a.digest != b.digest
-    assert [len(c) for c in R.blocks(a)] == [2 + 3 * 4 - 1, 3 * 4]
+    assert [len(c) for c in P.blocks(a)] == [2 + 3 * 4 - 1, 3 * 4]
     assert a.values == 1 + 2 + 2 * 4  # tau, h's two shared values, f_i(x_0), h and f_i at Q - 1 local points, f_i(x_1)
     assert len(a.rows) < 2 * (3 * 4) ** 2
     assert R.full_gram_dimension(64, 8) == 1537
@@ -76,7 +77,7 @@ def test_its_size_does_not_grow_with_n() -> None:
 
 def test_n_is_1_has_no_difference_block() -> None:
     pb = R.build_reduced_search(*_args(1, 2))()
-    assert [len(c) for c in R.blocks(pb)] == [2 + 3 * 2 - 1]
+    assert [len(c) for c in P.blocks(pb)] == [2 + 3 * 2 - 1]
 
 
 def test_a_proof_at_n_64_verifies_from_its_file_in_under_a_minute(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
@@ -115,11 +116,11 @@ def test_a_bound_below_the_worst_case_is_not_proved() -> None:
     """Control, changed: the value handed to the prover (0.9 of the solver's). No room makes a certificate of a bound
     below the worst case: none is found."""
     pb = R.build_reduced_search(*_args(2, 1), sigma2=2 / E.steps(1)["eta_hat"] ** 2)()
-    runs = R.solve_preconditioned(pb)
-    good = R.prove_reduced(pb, runs, widths=(1e-6,))
+    runs = P.solve_preconditioned(pb)
+    good = P.prove_rescaled(pb, runs, widths=(1e-6,))
     assert good is not None
     low = [dataclasses.replace(r, dual=0.9 * r.dual) if r.dual is not None else r for r in runs]
-    assert R.prove_reduced(pb, low, widths=(1e-6, 1e-2)) is None
+    assert P.prove_rescaled(pb, low, widths=(1e-6, 1e-2)) is None
 
 
 def _speedup_verdicts(monkeypatch: pytest.MonkeyPatch, **patch: Any) -> list[Any]:
