@@ -16,41 +16,41 @@ __all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estima
 
 # -- written by benchmarks/bench_quick_check.py --write (do not edit by hand) --------------------------------------
 #: where and how the table was measured
-MEASURED = '2026-12-04, --jobs 2 on 2 cores, load 1.6: 242 s wall, 376 s CPU'
+MEASURED = '2026-12-04, --jobs 2 on 2 cores, load 0.7: 241 s wall, 441 s CPU'
 #: the command's own cost besides the claims (imports, report, plots), CPU seconds
-OVERHEAD_CPU_S = 74.6
+OVERHEAD_CPU_S = 90.5
 #: CPU seconds per claim in the quick profile
 QUICK_CPU_S: dict[str, float] = {
-    'fednmap.theorem8': 51.8,
-    'fednmap.theorem8.floor': 27.7,
-    'fednmap.theorem5.rate': 34.7,
-    'fednmap.nat_nor_relation': 6.6,
-    'fednmap.lyapunov': 10.4,
-    'fednmap.theorem8.complexity': 20.6,
-    'fednmap.theorem5.conditions': 4.7,
-    'fednmap.pep.lyapunov_constants': 17.0,
-    'fednmap.pep.largest_step': 0.5,
-    'fednmap.pep.shape_exponent': 2.6,
+    'fednmap.theorem8': 56.4,
+    'fednmap.theorem8.floor': 33.1,
+    'fednmap.theorem5.rate': 34.6,
+    'fednmap.nat_nor_relation': 7.2,
+    'fednmap.lyapunov': 13.9,
+    'fednmap.theorem8.complexity': 24.2,
+    'fednmap.theorem5.conditions': 4.9,
+    'fednmap.pep.lyapunov_constants': 26.3,
+    'fednmap.pep.largest_step': 0.6,
+    'fednmap.pep.shape_exponent': 2.8,
     'fednmap.pep.theorem8_exponent': 0.1,
-    'fednmap.theorem8.complexity_inside': 1.2,
-    'fednmap.spep.lyapunov_windows': 2.9,
-    'fednmap.spep.theorem8_existence': 7.4,
+    'fednmap.theorem8.complexity_inside': 1.6,
+    'fednmap.spep.lyapunov_windows': 2.3,
+    'fednmap.spep.theorem8_existence': 9.9,
     'fednmap.spep.constant_36': 0.1,
-    'fednmap.spep.constant_12100': 0.3,
-    'ds.lemma5_2': 7.1,
-    'ds.lemma5_1': 11.4,
-    'ds.theorem5_3': 12.8,
-    'ds.corollary_ii': 28.4,
-    'ds.constant_step_floor': 22.8,
+    'fednmap.spep.constant_12100': 0.1,
+    'ds.lemma5_2': 8.1,
+    'ds.lemma5_1': 14.2,
+    'ds.theorem5_3': 19.8,
+    'ds.corollary_ii': 31.1,
+    'ds.constant_step_floor': 25.1,
     'erratum.ds_phi_prefix': 0.1,
-    'erratum.constant_gamma_floor': 6.9,
-    'erratum.ds_inexactness_gradient_step': 1.5,
-    'ds.assumption.small_step': 2.6,
-    'ds.pep.lemma5_2': 1.5,
-    'ds.pep.absorption': 2.3,
-    'ds.corollary_decaying': 12.9,
-    'ds.spep.sigma2': 2.0,
-    'ds.spep.G2': 0.3,
+    'erratum.constant_gamma_floor': 7.7,
+    'erratum.ds_inexactness_gradient_step': 1.9,
+    'ds.assumption.small_step': 2.7,
+    'ds.pep.lemma5_2': 1.6,
+    'ds.pep.absorption': 2.8,
+    'ds.corollary_decaying': 14.2,
+    'ds.spep.sigma2': 2.4,
+    'ds.spep.G2': 0.4,
 }
 # -- end of the written part -----------------------------------------------------------------------------------------
 
