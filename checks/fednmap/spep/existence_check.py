@@ -102,7 +102,7 @@ def reverified(r: dict[str, Any]) -> tuple[str, float | None, dict[str, Any], fl
 
 
 #: the speedup table's points re-verified in the quick profile (the full profile: all of them)
-SPEEDUP_QUICK = ((64, 1), (64, 8))
+SPEEDUP_QUICK = ((64, 1), (64, 4))
 
 
 def _speedup_verdicts(ctx: CheckContext, res: CheckResult, full: bool) -> None:

@@ -1,7 +1,8 @@
 """The searched-Lyapunov PEP of one stochastic FedNMap round, built directly in its client-symmetric reduced form.
 
 docs/fednmap-reconstruction.md §10.10. The PEP is the one of :func:`fedbounds.checks.fednmap.spep.search.build_search_spep`
-(Algorithm 1 of arXiv 2602.03357, variant A, Assumption 2's noise, the Lyapunov weights as multipliers), in the normal
+(Algorithm 1 of arXiv 2602.03357, variant A, Assumption 2's noise, the Lyapunov weights as multipliers; the families
+``merit`` and ``wide``), in the normal
 form that module's builder makes with ``symmetric=True`` and n <= 8 (start gradients of zero mean, the start's
 corrections pinned to 0). That builder writes the PEP for n clients through PEPit, so its size and the cost of its
 exact certificate grow with n. This module writes the reduced SDP itself, with n a number in its coefficients:
@@ -257,9 +258,10 @@ def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: F
         if n > 1:
             for b in range(round_slots):
                 rows.append(("equality", dot(e, {("c", 1, b): Fraction(1)})))
-    forms0 = {"Fnor2": dot(Fnor0, Fnor0), "corr": dot(g0, g0)}
+    forms0 = {"Fnor2": dot(Fnor0, Fnor0), "corr": dot(g0, g0), "grad2": {}, "v2": dot(v0, v0), "gminusv2": dot(v0, v0)}
     corr1 = lin((1, c1), (1, g1), (-1, gbar1))
-    forms1 = {"Fnor2": dot(Fnor1, Fnor1), "corr": dot(corr1, corr1)}
+    forms1 = {"Fnor2": dot(Fnor1, Fnor1), "corr": dot(corr1, corr1), "grad2": dot(gbar1, gbar1), "v2": dot(s1, s1),
+              "gminusv2": dot(lin((1, gbar1), (-1, s1)), lin((1, gbar1), (-1, s1)))}
     for name in family:
         if name == "corr" and n == 1:
             continue
@@ -296,8 +298,8 @@ def _direction(row: Any) -> tuple:
 def _family_forms(family: str) -> tuple[str, ...]:
     from fedbounds.checks.fednmap.spep.search import FAMILIES
 
-    if family != "merit":
-        raise ValueError(f"the reduced form is built for the 'merit' family only, got {family!r} (known: {', '.join(FAMILIES)})")
+    if family not in FAMILIES:
+        raise ValueError(f"unknown Lyapunov family {family!r}; known: {', '.join(FAMILIES)}")
     return FAMILIES[family]
 
 

@@ -55,6 +55,7 @@ def test_descent_check_reports_the_proof_where_its_solvers_read_a_false_unbounde
     assert descent_check(**args, descent_coef=descent_coefficient(eta_hat), solvers=ONE, prove_small=False).status == "unbounded"
 
 
+@pytest.mark.slow  # 6.8 s alone (-n 0, load 1.5, 2026-12-04)
 def test_descent_check_never_turns_an_unproved_probe_into_a_failure() -> None:
     """Control, changed: the descent coefficient (eta_hat: false at 0.01x, w d T about 1.25). No proof exists, so
     descent_check returns the solvers' own certificate, unchanged, and it carries no proof."""
