@@ -150,6 +150,7 @@ def test_replayed_worst_case_reproduces_the_pep_value(n, Q, T, C_0):
     assert rep.replay_decrease == pytest.approx(1.0, rel=1e-6)
 
 
+@pytest.mark.slow  # 6.4 s in the CI run of 2026-12-04 (load 0.9-1.9)
 def test_replay_beyond_quadratics_uses_the_smooth_interpolant_and_matches():
     # at Q = T = 2 no quadratic interpolates the worst case; the Taylor-Hendrickx-Glineur interpolant does
     from fedbounds.checks.fednmap.pep.encoding import theorem5_steps
