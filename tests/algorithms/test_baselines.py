@@ -32,6 +32,7 @@ def step(problem):
     return 1.0 / problem.constants["L"].value
 
 
+@pytest.mark.slow  # 3.3 s in the fresh-clone run of 2026-12-04 (--durations, load 1.0-1.7)
 def test_fedavg_server_prox_is_biased_where_fednmap_is_exact(lasso):
     g = step(lasso)
     common = {"eta_a": 0.1 * g, "eta_s": 2.0, "Q": 5}

@@ -236,6 +236,7 @@ def test_sigkill_part_way_then_resume_equals_an_uninterrupted_run(synth: Path) -
     con.close()
 
 
+@pytest.mark.slow  # 3.6 s in the fresh-clone run of 2026-12-04 (--durations, load 1.0-1.7)
 def test_dask_and_local_processes_store_identical_bytes(synth: Path) -> None:
     distributed = pytest.importorskip("distributed")
     spec = parse_spec(_spec_text())
