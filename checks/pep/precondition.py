@@ -166,8 +166,14 @@ def solve_preconditioned(pb: Any, solver: str = "CLARABEL", rounds: int = 3,
                          solver_options: Mapping[str, Any] | None = None) -> list[Any]:
     """:func:`solve_problem` repeated with the Gram matrix and the values rescaled to order 1 by the previous
     solution (its diagonal, its values), ``rounds`` times: every run (a prover can start from each)."""
-    runs = [solve_problem(pb, solver, solver_options)]
-    for _ in range(rounds - 1):
+    return _rescaled_runs(pb, [solve_problem(pb, solver, solver_options)], rounds - 1, solver, solver_options)
+
+
+def _rescaled_runs(pb: Any, runs: list[Any], rounds: int, solver: str = "CLARABEL",
+                   solver_options: Mapping[str, Any] | None = None) -> list[Any]:
+    """``runs`` with up to ``rounds`` more solves of ``pb`` appended, each rescaled by the latest run that has a Gram
+    matrix (:func:`_scaling`); none has one: nothing to rescale by, no more solves."""
+    for _ in range(rounds):
         last = next((r for r in reversed(runs) if r.gram is not None), None)
         if last is None:
             break
@@ -267,11 +273,7 @@ def solve_robust(pb: Any, rounds: int = 3, cross_check: bool = True) -> tuple[li
         runs.append(solve_problem(pb, solver, opts))
         if runs[-1].gram is not None:
             break
-    for _ in range(rounds):
-        last = next((r for r in reversed(runs) if r.gram is not None), None)
-        if last is None:
-            break
-        runs.append(solve_problem(pb, "CLARABEL", None, scale=_scaling(last)))
+    _rescaled_runs(pb, runs, rounds)
     last = next((r for r in reversed(runs) if r.gram is not None and r.solver == "CLARABEL"), None)
     scs = solve_problem(pb, "SCS", SCS_SCALED, scale=_scaling(last)) if cross_check and last is not None else None
     return runs, scs
