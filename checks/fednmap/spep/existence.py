@@ -40,6 +40,8 @@ __all__ = ["POINTS", "SPEEDUP", "SPEEDUP_NS", "SPEEDUP_QS", "TARGET", "front", "
 L, MU = 1.0, 0.1
 TARGET = "theory/fednmap/theorem8_c0.json"
 SPEEDUP = "theory/fednmap/theorem8_speedup.json"
+#: the speedup table of another family than merit
+SPEEDUP_OF = "theory/fednmap/theorem8_speedup_{family}.json"
 #: the table's points (n, Q, m, rho): gamma rho = rho/(5 (1 + rho)) at Theorem 5's largest gamma (L = 1)
 POINTS: tuple[tuple[int, int, int, float], ...] = tuple(
     (n, Q, m, rho) for rho in (0.1, 0.5) for m in (1, 4) for n, Q in ((1, 1), (2, 1), (2, 2), (4, 1), (4, 2)))
@@ -96,8 +98,10 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     default from n = :data:`REDUCED_FROM` on."""
     import os
 
-    if (n >= REDUCED_FROM if reduced is None else reduced) and family == "merit":
-        return _solve_reduced(n, Q, tau, m, rho, k, mu, prove or os.environ.get("FEDBOUNDS_PROVE") == "1")
+    from fedbounds.checks.fednmap.spep.reduced import families
+
+    if (n >= REDUCED_FROM if reduced is None else reduced) and family in families():
+        return _solve_reduced(n, Q, tau, m, rho, k, mu, prove or os.environ.get("FEDBOUNDS_PROVE") == "1", family)
     p = steps(Q, m, rho, k)
     sym = n >= BLOCK_FROM
     make = prove or os.environ.get("FEDBOUNDS_PROVE") == "1"
@@ -133,14 +137,16 @@ def solve(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
     return rec
 
 
-def _solve_reduced(n: int, Q: int, tau: float, m: int, rho: float, k: float, mu: float, make: bool) -> dict[str, Any]:
+def _solve_reduced(n: int, Q: int, tau: float, m: int, rho: float, k: float, mu: float, make: bool,
+                   family: str = "merit") -> dict[str, Any]:
     """:func:`solve` from the client-symmetric reduced PEP (:func:`.reduced.point`; its size does not grow with n):
     ``proved`` by its exact certificate (re-verified against the rebuilt rows), else Clarabel's value as ``single
     solver`` (evidence, never a decision). ``proof["form"]`` is ``"reduced"`` and ``proof["sigma2"]`` the variance
-    the PEP is written at (its bound is K sigma2), so a reader rebuilds the same problem (:func:`reduced_build`)."""
+    the PEP is written at (its bound is K sigma2), so a reader rebuilds the same problem (:func:`reduced_build`).
+    A family with forms that are not tilt invariant is solved from the free start (:func:`.reduced.start_for`)."""
     from fedbounds.checks.fednmap.spep import reduced
 
-    rec = reduced.point(n, Q, tau, m=m, rho=rho, k=k, mu=mu, make=make)
+    rec = reduced.point(n, Q, tau, m=m, rho=rho, k=k, mu=mu, make=make, family=family, start=reduced.start_for(family))
     out: dict[str, Any] = {"values": {"CLARABEL": rec["values"][-1]}, "statuses": {"CLARABEL": rec["statuses"][-1]},
                            "gaps": {"CLARABEL": rec["gaps"][-1]}, "gram_dim": rec["gram_dim"], "status": rec["status"], "K": rec["K"],
                            "cpu_s": rec["cpu_s"], "form": "reduced"}
@@ -289,16 +295,16 @@ def smallest_c0(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, pr
 
 
 def largest_rate(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, tau_hi: float = 2.0,
-                 rel: float = 0.02, prove: bool = False) -> dict[str, Any]:
+                 rel: float = 0.02, prove: bool = False, family: str = "merit") -> dict[str, Any]:
     """The largest tau (rate tau eta_hat) at which some member of the family contracts (K* finite), by bisection
     between a finite and an unbounded probe; both ends returned (the front's right end). ``prove``: a finite probe
     may be decided by a new exact certificate (at the printed steps SCS cannot agree, so without one it is undecided)."""
     lo, hi, und = 0.0, tau_hi, []
-    if solve(n, Q, hi, m, rho, k)["status"] != "unbounded":
+    if solve(n, Q, hi, m, rho, k, family=family)["status"] != "unbounded":
         return {"tau_low": None, "tau_high": None, "note": f"finite at tau = {tau_hi}: raise tau_hi"}
     while hi - lo > rel * hi:
         mid = (lo + hi) / 2
-        st = solve(n, Q, mid, m, rho, k, prove=prove)["status"]
+        st = solve(n, Q, mid, m, rho, k, family=family, prove=prove)["status"]
         if st == "unbounded":
             hi = mid
         elif st in ("proved", "certified"):
@@ -310,17 +316,18 @@ def largest_rate(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, t
 
 
 def front(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0, fractions: tuple[float, ...] = (0.1, 0.5, 0.9, 0.99),
-          prove: bool = False) -> dict[str, Any]:
+          prove: bool = False, family: str = "merit") -> dict[str, Any]:
     """The Pareto front at one point: the largest rate, and K*(tau) at fractions of it (K* is increasing in tau)."""
-    top = largest_rate(n, Q, m, rho, k, prove=prove)
+    top = largest_rate(n, Q, m, rho, k, prove=prove, family=family)
     pts = []
     if top.get("tau_low"):
         for f in fractions:
             tau = f * top["tau_low"]
-            rec = solve(n, Q, tau, m, rho, k, prove=prove)
+            rec = solve(n, Q, tau, m, rho, k, prove=prove, family=family)
             pts.append({"tau": tau, "status": rec["status"], "K": rec["K"], "gaps": rec["gaps"],
                         **({"proof": rec["proof"]} if "proof" in rec else {})})
-    return {"n": n, "Q": Q, "m": m, "rho": rho, "k": k, "theorem_tau_max": 2 * MU / 9, **top, "points": pts}
+    return {"n": n, "Q": Q, "m": m, "rho": rho, "k": k, "theorem_tau_max": 2 * MU / 9, **top, "points": pts,
+            **({"family": family} if family != "merit" else {})}
 
 
 def point(n: int, Q: int, m: int, rho: float, k: float = 1.0, prove: bool = False) -> dict[str, Any]:
@@ -382,19 +389,19 @@ def table(prove: bool = True, write_partial: Path | None = None, resume: dict[st
 
 
 def speedup_table(tau: float = 2 * MU / 9, k: float = 1.0, write_partial: Path | None = None, make: bool = True,
-                  done: dict[str, Any] | None = None) -> dict[str, Any]:
+                  done: dict[str, Any] | None = None, family: str = "merit") -> dict[str, Any]:
     """The floor K*(r)/r at the theorem's rate with C_0 = 0 (tau = 2 mu/9), n up to 64, Q up to 8, m = 1, rho = 0.1, k
     times the printed steps, every point from the client-symmetric reduced PEP (:mod:`.reduced`: its size does not
     grow with n) and, with ``make``, proved by an exact certificate made and stored where none is; slopes in n (per
     Q), Q (per n) and nQ with 95% intervals, fitted to the proved floors only (a row without a proof is listed, not
-    fitted)."""
+    fitted). ``family``: a name of :func:`.reduced.families`, solved from :func:`.reduced.start_for`'s start."""
     from fedbounds.checks.fednmap.spep import reduced
     from fedbounds.checks.fednmap.spep.speedup import fit_slope
 
     rows: list[dict[str, Any]] = []
     for n in SPEEDUP_NS:
         for Q in SPEEDUP_QS:
-            rec = reduced.point(n, Q, tau, k=k, make=make)
+            rec = reduced.point(n, Q, tau, k=k, make=make, family=family, start=reduced.start_for(family))
             r = tau * steps(Q, k=k)["eta_hat"]
             floor = None if rec["K"] is None else rec["K"] / r
             rows.append({**rec, "floor": floor,
@@ -402,7 +409,7 @@ def speedup_table(tau: float = 2 * MU / 9, k: float = 1.0, write_partial: Path |
             print(json.dumps({key: rows[-1].get(key) for key in ("n", "Q", "status", "floor", "room", "cpu_s")}),
                   file=sys.stderr, flush=True)
             if write_partial is not None:
-                _write(write_partial, {**(done or {}), f"k={k:g}": _wrap(rows, None, "speedup")})
+                _write(write_partial, {**(done or {}), f"k={k:g}": _wrap(rows, None, "speedup", family)})
     ok = [r for r in rows if r["status"] == "proved" and r["floor"] > 0]
     fits = [{"axis": "n", "series": f"Q={Q}", **fit_slope([r["n"] for r in ok if r["Q"] == Q],
                                                           [r["floor"] for r in ok if r["Q"] == Q])} for Q in SPEEDUP_QS]
@@ -411,17 +418,115 @@ def speedup_table(tau: float = 2 * MU / 9, k: float = 1.0, write_partial: Path |
     fits.append({"axis": "nQ", "series": "all", **fit_slope([r["n"] * r["Q"] for r in ok], [r["floor"] for r in ok])})
     local = [{"Q": Q, "n": (a["n"], b["n"]), "slope": math.log(b["floor"] / a["floor"]) / math.log(b["n"] / a["n"])}
              for Q in SPEEDUP_QS for a, b in zip([r for r in ok if r["Q"] == Q], [r for r in ok if r["Q"] == Q][1:])]
-    out = _wrap(rows, None, "speedup")
+    out = _wrap(rows, None, "speedup", family)
     out.update(fits=fits, local_slopes=local, tau=tau, k=k,
                form="client-symmetric reduced PEP (fedbounds.checks.fednmap.spep.reduced), proved per point")
     return out
 
 
-def _wrap(rows: list[dict[str, Any]], fr: dict[str, Any] | None, kind: str) -> dict[str, Any]:
+#: the families table (:func:`families_table`): n (INF the limit SDP; the slopes and fits use n <= 64), and the
+#: (family, start) pairs measured; a family that is not tilt invariant in the normal form is measured (its value is
+#: below the family's K*, docs/fednmap-reconstruction.md §10.10) but is not a Lyapunov bound
+FAMILIES_NS: tuple[int | str, ...] = (1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, "inf")
+FAMILIES_RUNS: tuple[tuple[str, str], ...] = (("merit", "normal"), ("merit", "free"), ("wide", "normal"), ("wide", "free"),
+                                              ("quad", "normal"), ("quad", "free"))
+FAMILIES_TARGET = "theory/fednmap/theorem8_families.json"
+#: at n = INF, where K* may be about 0 (Q = 1), the bound proved is K*(INF) <= value + INF_ROOM K*(1) when no relative
+#: room gives a certificate
+INF_ROOM = 1e-6
+
+
+def fit_inverse(ns: list[float], ys: list[float], powers: tuple[float, ...] = (1.0, 0.0)) -> dict[str, Any]:
+    """y = sum_p c_p n^(-p), fitted by least squares relative to y (each point's residual divided by its y), with 95%
+    t intervals: ``powers`` (1, 0) is a/n + b; (1, 0.5, 0) adds c/sqrt(n). None entries with too few points."""
+    import numpy as np
+    from scipy import stats
+
+    x, y = np.asarray(ns, float), np.asarray(ys, float)
+    A = np.vstack([x ** -p for p in powers]).T / y[:, None]
+    k, d = A.shape
+    if k <= d:
+        return {"powers": list(powers), "coefficients": None, "low": None, "high": None, "points": k}
+    coef, *_ = np.linalg.lstsq(A, np.ones(k), rcond=None)
+    resid = np.ones(k) - A @ coef
+    s2 = float(resid @ resid) / (k - d)
+    cov = s2 * np.linalg.inv(A.T @ A)
+    t = float(stats.t.ppf(0.975, k - d))
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    return {"powers": list(powers), "coefficients": coef.tolist(), "low": (coef - t * se).tolist(),
+            "high": (coef + t * se).tolist(), "points": k, "max_rel_residual": float(np.abs(resid).max())}
+
+
+def families_table(tau: float = 2 * MU / 9, qs: tuple[int, ...] = SPEEDUP_QS, ns: tuple[int | str, ...] = FAMILIES_NS,
+                   runs: tuple[tuple[str, str], ...] = FAMILIES_RUNS, make_inf: bool = True,
+                   write_partial: Path | None = None) -> dict[str, Any]:
+    """The floor K*(r)/r at the theorem's rate (C_0 = 0, printed steps, m = 1, rho = 0.1) for each (family, start) of
+    ``runs`` at n in ``ns`` and Q in ``qs``, from the reduced PEP (three preconditioned Clarabel solves; ``proved``
+    where a stored certificate re-verifies, with ``make_inf`` one is made for merit at n = INF). Per (family, start, Q):
+    the slope in n and the fits a/n + b and a/n + c/sqrt(n) + b over n <= 64, beside the limit K*(INF)/r."""
+    from fedbounds.checks.fednmap.spep import reduced
+    from fedbounds.checks.fednmap.spep.speedup import fit_slope
+
+    rows: list[dict[str, Any]] = []
+
+    def wrap() -> dict[str, Any]:
+        return {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+                "command": "python -m fedbounds.checks.fednmap.spep.existence --write --families",
+                "point": {"L": L, "mu": MU, "k": 1.0, "m": 1, "rho": 0.1, "tau": tau, "steps": "Theorem 5's printed maxima",
+                          "families": {f: FAMILY_TEXT[f].split(" (")[0] for f in FAMILY_TEXT},
+                          "sigma2": "n Q / eta_hat^2; at n = inf Q / eta_hat^2 (any finite value: K = value / sigma2)",
+                          "solver": "Clarabel, three preconditioned solves (checks/pep/precondition.py); 'proved' where "
+                                    "an exact certificate re-verifies"},
+                "rows": rows, "fits": fits}
+
+    fits: list[dict[str, Any]] = []
+    for family, start in runs:
+        for Q in qs:
+            r = tau * steps(Q)["eta_hat"]
+            series = []
+            for n in ns:
+                make = make_inf and n == reduced.INF and family == "merit" and start == "normal"
+                k1 = next((x["floor"] * r for x in series if x["n"] == 1 and x["floor"] is not None), None)
+                rec = reduced.point(n, Q, tau, make=make, family=family, start=start,
+                                    room_abs=None if k1 is None else INF_ROOM * k1)
+                floor = None if rec["K"] is None else rec["K"] / r
+                row = {"family": family, "start": start, "lyapunov_bound": start == "free" or reduced.tilt_invariant(family),
+                       "n": n, "Q": Q, "status": rec["status"], "floor": floor, "statuses": rec["statuses"],
+                       "values": [None if v is None else v / r for v in rec["values"]], "rows": rec["rows"],
+                       "hash": rec["hash"], "cpu_s": rec["cpu_s"]}
+                if "proof" in rec:
+                    row["proof"] = {key: rec["proof"].get(key) for key in ("file", "bound_exact", "min_pivot", "verify_seconds")}
+                    row["proof"]["sigma2"] = rec["sigma2"]
+                    row["proof"]["room_abs"] = rec.get("room_abs")
+                rows.append(row)
+                series.append(row)
+                print(json.dumps({key: row[key] for key in ("family", "start", "n", "Q", "status", "floor", "cpu_s")}),
+                      file=sys.stderr, flush=True)
+                if write_partial is not None:
+                    _write(write_partial, wrap())
+            fin = [x for x in series if x["n"] != reduced.INF and x["n"] <= 64 and x["floor"] is not None and x["floor"] > 0]
+            lim = next((x for x in series if x["n"] == reduced.INF), None)
+            nn, yy = [x["n"] for x in fin], [x["floor"] for x in fin]
+            fits.append({"family": family, "start": start, "Q": Q, "slope_n": fit_slope(nn, yy),
+                         "a_over_n_plus_b": fit_inverse(nn, yy), "a_over_n_plus_c_over_sqrt_n_plus_b": fit_inverse(nn, yy, (1.0, 0.5, 0.0)),
+                         "limit_floor": None if lim is None else lim["floor"], "limit_status": None if lim is None else lim["status"]})
+    return wrap()
+
+
+#: what each family's table says it searched
+FAMILY_TEXT = {"merit": "merit: psi - psi* + p ||F_nor||^2 + alpha corr (p, alpha >= 0 searched)",
+               "wide": "wide: merit + ||grad f||^2, ||v||^2, ||grad f - v||^2 (from the free start)",
+               "quad": "quad: merit + the grid ||a grad f + b v||^2, (1/n) sum_i ||a corr_i + b (grad f_i - grad f)||^2 "
+                       "(from the free start)"}
+
+
+def _wrap(rows: list[dict[str, Any]], fr: dict[str, Any] | None, kind: str, family: str = "merit") -> dict[str, Any]:
     cmd = "python -m fedbounds.checks.fednmap.spep.existence --write" + ("" if kind == "table" else " --speedup")
+    if family != "merit":
+        cmd += f" --family {family}"
     return {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "command": cmd,
             "point": {"L": L, "mu": MU, "k": 1.0, "steps": "Theorem 5's printed maxima at window m",
-                      "family": "merit: psi - psi* + p ||F_nor||^2 + alpha corr (p, alpha >= 0 searched)",
+                      "family": FAMILY_TEXT[family],
                       "solvers": "CLARABEL + SCS agreeing (certified), or an exact certificate from Clarabel's multipliers (proved)"},
             "rows": rows, **({"front": fr} if fr is not None else {})}
 
@@ -440,6 +545,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep.existence", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET} (or, with --speedup, {SPEEDUP})")
     ap.add_argument("--speedup", action="store_true", help="the speedup table instead of the C_0 table")
+    ap.add_argument("--families", action="store_true", help=f"the families table ({FAMILIES_TARGET}): merit, wide, "
+                    "quad from both starts at n up to 4096 and n = inf, Q up to 8 (Clarabel; merit at n = inf proved)")
+    ap.add_argument("--family", default="merit", choices=sorted(FAMILY_TEXT),
+                    help=f"--speedup: the Lyapunov family (not merit: written to {SPEEDUP_OF.format(family='<family>')})")
     ap.add_argument("--resume", action="store_true", help="C_0 table: keep the committed table's decided rows and its "
                     "front, compute the other points only")
     ap.add_argument("--budget-s", type=float, default=None, metavar="S",
@@ -447,12 +556,19 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from fedbounds.checks.runtime.install import evidence_path, refuse_unwritable
 
-    name = SPEEDUP if args.speedup else TARGET
+    if args.family != "merit" and not args.speedup:
+        print("error: --family is for --speedup only (the C_0 table is of the merit family)", file=sys.stderr)
+        return 2
+    name = (SPEEDUP if args.family == "merit" else SPEEDUP_OF.format(family=args.family)) if args.speedup else TARGET
+    if args.families:
+        name = FAMILIES_TARGET
     target = evidence_path(name) if args.write else None
     if target is not None and refuse_unwritable(target):
         return 2
-    if args.speedup:  # the printed steps (exact certificates up to n = Q = 4; SCS is inaccurate there), then 16x (two solvers)
-        data = {"k=1": speedup_table(k=1.0, write_partial=target)}
+    if args.families:
+        data = families_table(write_partial=target)
+    elif args.speedup:  # the printed steps (exact certificates up to n = Q = 4; SCS is inaccurate there), then 16x (two solvers)
+        data = {"k=1": speedup_table(k=1.0, write_partial=target, family=args.family)}
     else:
         resume = None
         if args.resume:

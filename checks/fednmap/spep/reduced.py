@@ -39,13 +39,26 @@ from typing import Any
 
 from fedbounds.checks.pep.precondition import prove_rescaled, solve_preconditioned
 
-__all__ = ["build_reduced_search", "full_gram_dimension", "point", "variance"]
+__all__ = ["INF", "INVARIANT_FORMS", "QUAD", "build_reduced_search", "families", "full_gram_dimension", "point", "start_for",
+           "tilt_invariant", "variance"]
+
+#: n = infinity, as a builder argument and a certificate file state it
+INF = "inf"
 
 # basis keys of a vector: ("s", k) a shared leaf, ("c", who, a) slot a of client who (0 or 1, two different clients),
 # ("m", a) the mean over the clients of slot a. A scalar: ("F", k) a shared value, ("f", a) a client value slot (the
 # same for every client), (u, v) a Gram entry of two vector keys, 1 the constant.
 Vec = dict
 Sca = dict
+
+
+def _clients(n: Any) -> int | str:
+    """n as the builder takes it: an integer >= 1, or :data:`INF` (``math.inf`` or "inf")."""
+    if n == INF or (isinstance(n, float) and n == math.inf):
+        return INF
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be an integer >= 1 or 'inf', got {n!r}")
+    return n
 
 
 def _add(d: dict, key: Any, c: Fraction) -> None:
@@ -134,13 +147,13 @@ class _Layout:
     """The reduced problem's indices: the Gram matrix diag(M, D) (M over the shared leaves and the mean modes of the
     slots without zero mean, D over every client slot) and the values (0: the objective tau, then shared, then slots)."""
 
-    def __init__(self, leaves: _Leaves, n: int) -> None:
-        self.n = Fraction(n)
+    def __init__(self, leaves: _Leaves, n: int | str) -> None:
+        self.inv_n = Fraction(0) if n == INF else 1 / Fraction(n)  # n = INF: the limit SDP, every 1/n coefficient 0
         means = [a for a in range(leaves.slots) if a not in leaves.zero_mean]
         self.M = {("s", k): k for k in range(leaves.shared)}
         self.M.update({("m", a): leaves.shared + j for j, a in enumerate(means)})
         self.dM = len(self.M)
-        self.dD = leaves.slots if n > 1 else 0
+        self.dD = leaves.slots if _many(n) else 0
         self.points = self.dM + self.dD
         self.values = 1 + leaves.fshared + leaves.fslots
         self.fshared = leaves.fshared
@@ -175,16 +188,17 @@ class _Layout:
                 if mu is not None and mv is not None:
                     put(self.M[mu], self.M[mv], c)
                 if u[0] == "c" and v[0] == "c" and self.dD:
-                    w = (1 - 1 / self.n) if u[1] == v[1] else -1 / self.n
+                    w = (1 - self.inv_n) if u[1] == v[1] else -self.inv_n
                     put(self.dM + u[2], self.dM + v[2], c * w)
         return Row(kind, tuple((i, j, c) for (i, j), c in sorted(gram.items()) if c),
                    tuple((k, c) for k, c in sorted(vals.items()) if c), const)
 
 
-def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: Fraction, n: int, Q: int, r: Fraction,
+def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: Fraction, n: int | str, Q: int, r: Fraction,
           mu: Fraction, sigma2: Fraction, scale_rows: Fraction, objective_scale: Fraction,
-          family: Sequence[str]) -> tuple[_Leaves, list[tuple[str, Sca]]]:
-    """The reduced rows of one round (module docstring), in the order the PEPit builder adds them."""
+          family: Sequence[str], start: str = "normal") -> tuple[_Leaves, list[tuple[str, Sca]]]:
+    """The reduced rows of one round (module docstring), in the order the PEPit builder adds them. ``start``: the
+    normal form ("normal") or a free start ("free": the start gradients' mean and the corrections free)."""
     from fedbounds.checks.fednmap.pep.encoding import _basis_scale
 
     lv = _Leaves()
@@ -193,17 +207,18 @@ def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: F
     rows: list[tuple[str, Sca]] = []
     h_pts: list[tuple[tuple, bool]] = []  # (point, owned by client 0)
     f_pts: list[tuple] = []
-    # the start in normal form: x_0 = 0, h's subgradient g, h(0) = 0, the gradients of zero mean, f_i(0) = 0, c = 0
+    # the start: x_0 = 0, h's subgradient g, h(0) = 0, f_i(0) = 0; in normal form the gradients of zero mean and c = 0
     g = lv.s()
     zero: Vec = {}
     h0 = lv.F()
     h_pts.append(((zero, g, h0), False))
     rows.append(("equality", h0))
-    g0 = lv.c(zero_mean=True)
+    g0 = lv.c(zero_mean=start == "normal")
     f0 = lv.f()
     f_pts.append((zero, g0, f0))
     rows.append(("equality", f0))
-    z0, v0, Fnor0 = lin((gamma, g)), g, g
+    c0 = lv.c(zero_mean=True) if start == "free" else {}  # free: the corrections, of zero sum
+    z0, v0 = lin((gamma, g)), g
     # client 0's local loop (every client's, by symmetry), noise e^l after the leaves of step l
     noise: list[tuple[Vec, list[Vec]]] = []
     zi, h_ref, f_ref = z0, g, g0
@@ -220,12 +235,12 @@ def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: F
             f_ref = gl
         e = lv.c()
         noise.append((e, [{("c", 0, b): Fraction(1)} for b in range(lv.slots - 1)]))
-        zi = lin((1, zi), (-eta_a, gl), (-eta_a, e), (-eta_a, v0))
+        zi = lin((1, zi), (-eta_a, gl), (-eta_a, e), (-eta_a, v0), (-eta_a, c0))
     round_slots = lv.slots
     y0 = lin((1 / (eta_a * Q), z0), (-1 / (eta_a * Q), zi))
     ybar = mean_over_clients(y0)
     z1 = lin((1, z0), (-(eta_s * eta_a * Q), ybar))
-    c1 = lin((-1, y0), (1, ybar))
+    c1 = lin((1, c0), (-1, y0), (1, ybar))
     # the end point: prox at z_1 (a shared leaf), every client's gradient at x_1
     gh1 = lin((1, g), (scale, lv.s()))
     x1 = lin((1 / a, z1), (-gamma / a, gh1))
@@ -238,7 +253,6 @@ def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: F
     f_pts.append((x1, g1, f1))
     gbar1 = mean_over_clients(g1)
     psi1 = lin((1, f1), (1, phi1))
-    Fnor1 = lin((1, gbar1), (1, s1))
     # the rows, in PEPit's order: the functions' interpolation, then the constraints added to the problem
     for i, p in enumerate(f_pts):
         for j, q in enumerate(f_pts):
@@ -248,36 +262,86 @@ def _rows(L: Fraction, rho: Fraction, gamma: Fraction, eta_a: Fraction, eta_s: F
         for j, (q, own_q) in enumerate(h_pts):
             if i != j:
                 rows.append(("inequality", _convex(p, q)))
-            if own_p and own_q and n > 1:  # client 0's point against another client's (every pair of points)
+            if own_p and own_q and _many(n):  # client 0's point against another client's (every pair of points)
                 rows.append(("inequality", _convex(p, (other(q[0]), other(q[1]), q[2]))))
     for e, _ in noise:
         rows.append(("inequality", lin((1, dot(e, e)), (-sigma2, {1: Fraction(1)}))))
     for e, own in noise:
         for v in [g, *own]:
             rows.append(("equality", dot(e, v)))
-        if n > 1:
+        if _many(n):
             for b in range(round_slots):
                 rows.append(("equality", dot(e, {("c", 1, b): Fraction(1)})))
-    forms0 = {"Fnor2": dot(Fnor0, Fnor0), "corr": dot(g0, g0), "grad2": {}, "v2": dot(v0, v0), "gminusv2": dot(v0, v0)}
-    corr1 = lin((1, c1), (1, g1), (-1, gbar1))
-    forms1 = {"Fnor2": dot(Fnor1, Fnor1), "corr": dot(corr1, corr1), "grad2": dot(gbar1, gbar1), "v2": dot(s1, s1),
-              "gminusv2": dot(lin((1, gbar1), (-1, s1)), lin((1, gbar1), (-1, s1)))}
+    gbar0 = {} if start == "normal" else mean_over_clients(g0)
+    forms0 = _forms(gbar0, v0, c0, g0)
+    forms1 = _forms(gbar1, s1, c1, g1)
     for name in family:
-        if name == "corr" and n == 1:
+        if _per_client(name) and not _many(n):  # n = 1: a per-client difference is identically 0
             continue
-        rows.append(("inequality", lin((-scale_rows, forms1[name]), (scale_rows * (1 - r), forms0[name]))))
-    metric = lin((1, psi1), (r / (2 * mu), forms0["Fnor2"]))
+        rows.append(("inequality", lin((-scale_rows, forms1(name)), (scale_rows * (1 - r), forms0(name)))))
+    metric = lin((1, psi1), (r / (2 * mu), forms0("Fnor2")))
     rows.append(("inequality", lin((1, {"tau": Fraction(1)}), (-objective_scale, metric))))
     return lv, rows
 
 
-def _problem(lv: _Leaves, rows: list[tuple[str, Sca]], n: int) -> Any:
+def _many(n: int | str) -> bool:
+    """More than one client (n = INF included)."""
+    return n == INF or n > 1
+
+
+def _per_client(name: str) -> bool:
+    """A form of the clients' differences from their mean (0 at n = 1)."""
+    return name == "corr" or name.startswith("diff")
+
+
+def _direction_of(name: str) -> tuple[int, int]:
+    """The integer pair (a, b) of a ``mean a,b`` or ``diff a,b`` form's name."""
+    a, b = name[4:].split(",")
+    return int(a), int(b)
+
+
+def _forms(gbar: Vec, s: Vec, c: Vec, grad: Vec) -> Callable[[str], Sca]:
+    """The family's forms at a state (gbar = grad f(x), s = v the prox subgradient part of F_nor, client 0's correction
+    c and gradient grad), by name: ``Fnor2`` ||gbar + s||^2, ``corr`` ||c + grad - gbar||^2 (client 0's; by symmetry the
+    mean over the clients), ``grad2``, ``v2``, ``gminusv2``, and the grid ``mean a,b`` ||a gbar + b s||^2, ``diff a,b``
+    ||a (c + grad - gbar) + b (grad - gbar)||^2 (integers a, b: exact directions)."""
+    corr = lin((1, c), (1, grad), (-1, gbar))
+    dev = lin((1, grad), (-1, gbar))
+
+    def sq(x: Vec) -> Sca:
+        return dot(x, x)
+
+    def form(name: str) -> Sca:
+        if name == "Fnor2":
+            return sq(lin((1, gbar), (1, s)))
+        if name == "corr":
+            return sq(corr)
+        if name == "grad2":
+            return sq(gbar)
+        if name == "v2":
+            return sq(s)
+        if name == "gminusv2":
+            return sq(lin((1, gbar), (-1, s)))
+        if name.startswith("mean"):
+            p, q = _direction_of(name)
+            return sq(lin((p, gbar), (q, s)))
+        if name.startswith("diff"):
+            p, q = _direction_of(name)
+            return sq(lin((p, corr), (q, dev)))
+        raise ValueError(f"unknown form {name!r}")
+
+    return form
+
+
+def _problem(lv: _Leaves, rows: list[tuple[str, Sca]], n: int | str) -> Any:
     from fedbounds.checks.pep.certificate import problem_from_rows
 
     lay = _Layout(lv, n)
     out, seen = [], set()
     for kind, expr in rows:
         row = lay.row(kind, expr)
+        if n == INF and not (row.gram or row.values or row.constant):  # 0 = 0: a row of -D/n terms only (n = 1 keeps
+            continue  # its empty rows: the committed certificates' hashes are of them)
         key = _direction(row)
         if key not in seen:  # a row parallel to an earlier one (an equality up to a factor) adds nothing
             seen.add(key)
@@ -295,12 +359,44 @@ def _direction(row: Any) -> tuple:
             row.constant / lead)
 
 
-def _family_forms(family: str) -> tuple[str, ...]:
+#: integer directions (a, b) of the ``quad`` family's grid: every primitive pair with max(|a|, |b|) <= 3, one per line
+#: through 0 (16 angles in [0, pi))
+QUAD_DIRECTIONS: tuple[tuple[int, int], ...] = tuple(
+    (a, b) for a in range(4) for b in range(-3, 4) if max(a, abs(b)) > 0 and math.gcd(a, b) == 1 and (a > 0 or b > 0))
+#: the families of the reduced PEP: :data:`fedbounds.checks.fednmap.spep.search.FAMILIES` and ``quad``, the grid of
+#: PSD forms ||a gbar + b v||^2 (the mean part) and (1/n) sum_i ||a corr_i + b (grad f_i - gbar)||^2 (the difference
+#: part) over :data:`QUAD_DIRECTIONS` (it contains ``wide``: the directions (1, 1), (1, 0), (0, 1), (1, -1) and corr)
+QUAD: tuple[str, ...] = tuple(f"mean{a},{b}" for a, b in QUAD_DIRECTIONS) + tuple(f"diff{a},{b}" for a, b in QUAD_DIRECTIONS)
+#: the forms of each family invariant under the class's tilts (f_i + <a_i, .>, h - <sum a_i/n, .>, c_i - a_i + mean;
+#: docs/fednmap-reconstruction.md §10.10): only these are Lyapunov terms of a state; the others are measured in the
+#: round's normal frame (where grad f(x_0) = 0 and c_0 = 0) and are not a function of the state
+INVARIANT_FORMS: frozenset[str] = frozenset({"Fnor2", "corr", "mean1,1", "diff1,0"})
+
+
+def families() -> dict[str, tuple[str, ...]]:
+    """Every family the reduced PEP takes, by name."""
     from fedbounds.checks.fednmap.spep.search import FAMILIES
 
-    if family not in FAMILIES:
-        raise ValueError(f"unknown Lyapunov family {family!r}; known: {', '.join(FAMILIES)}")
-    return FAMILIES[family]
+    return {**FAMILIES, "quad": QUAD}
+
+
+def tilt_invariant(family: str) -> bool:
+    """Whether every form of ``family`` is tilt invariant (:data:`INVARIANT_FORMS`): then the normal-form PEP is the PEP
+    of every start state and its value is the family's K*; else only the ``free`` start's is (the others' value is
+    below it, and bounds no Lyapunov function of the state)."""
+    return set(_family_forms(family)) <= INVARIANT_FORMS
+
+
+def start_for(family: str) -> str:
+    """The start a family's K* is measured from: ``normal`` for a tilt-invariant family (provable), else ``free``."""
+    return "normal" if tilt_invariant(family) else "free"
+
+
+def _family_forms(family: str) -> tuple[str, ...]:
+    known = families()
+    if family not in known:
+        raise ValueError(f"unknown Lyapunov family {family!r}; known: {', '.join(known)}")
+    return known[family]
 
 
 def _pep_builder(factory: Callable[..., Any]) -> Callable[..., Any]:
@@ -311,17 +407,27 @@ def _pep_builder(factory: Callable[..., Any]) -> Callable[..., Any]:
 
 @_pep_builder
 def build_reduced_search(
-    L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int, Q: int, tau: float, mu: float,
+    L: float, rho: float, gamma: float, eta_a: float, eta_s: float, n: int | str, Q: int, tau: float, mu: float,
     family: str = "merit", sigma2: float = 1.0, row_scale: float | None = None, objective_scale: float = 1.0,
+    start: str = "normal",
 ) -> Callable[[], Any]:
     """A builder of the reduced searched-Lyapunov PEP at rate r = tau eta_hat (module docstring; the arguments are
     :func:`fedbounds.checks.fednmap.spep.search.build_search_spep`'s, variant A): ``build()`` returns its exact rows
-    as a :class:`fedbounds.checks.pep.certificate.Problem`, whose value is K*(r) sigma2."""
+    as a :class:`fedbounds.checks.pep.certificate.Problem`, whose value is K*(r) sigma2.
+
+    ``n``: a number of clients, or :data:`INF` (the text "inf", as a certificate file states it; ``math.inf`` is
+    read as it) for the limit SDP: every 1/n coefficient is 0 exactly, the rows of two different clients stay.
+    ``family``: a name of :func:`families`. ``start``: "normal" (the start gradients of zero mean, the start's
+    corrections 0: no instance lost for the tilt-invariant forms, :data:`INVARIANT_FORMS`) or "free" (both free:
+    the PEP of every start state, in which a form that is not tilt invariant constrains nothing)."""
     from fedbounds.checks.fednmap.pep.encoding import _check
     from fedbounds.checks.pep.certificate import rational
     from fedbounds.checks.pep.solve import check_nonnegative
 
-    L, rho, gamma, eta_a, eta_s, n, Q, _ = _check(L, rho, gamma, eta_a, eta_s, n, Q, 1, "A", "free")
+    n = _clients(n)
+    if start not in ("normal", "free"):
+        raise ValueError(f"start must be 'normal' or 'free', got {start!r}")
+    L, rho, gamma, eta_a, eta_s, _, Q, _ = _check(L, rho, gamma, eta_a, eta_s, 2 if n == INF else n, Q, 1, "A", "free")
     tau, sigma2 = check_nonnegative("tau", tau), check_nonnegative("sigma2", sigma2)
     if not mu > 0:
         raise ValueError(f"mu must be > 0, got {mu!r}")
@@ -336,40 +442,46 @@ def build_reduced_search(
 
     def build() -> Any:
         lv, rows = _rows(q["L"], q["rho"], q["gamma"], q["eta_a"], q["eta_s"], n, Q, r, q["mu"], q["sigma2"], scale_rows,
-                         q["objective_scale"], forms)
+                         q["objective_scale"], forms, start)
         return _problem(lv, rows, n)
 
     return build
 
 
-def full_gram_dimension(n: int, Q: int) -> int:
+def full_gram_dimension(n: int | str, Q: int) -> int | None:
     """The Gram size of the full PEP the reduced one stands for: 2 shared leaves and 3Q client slots per client, less
-    the start gradients' zero mean (one dimension)."""
-    return 2 + n * 3 * Q - 1
+    the start gradients' zero mean (one dimension); None at n = INF."""
+    return None if _clients(n) == INF else 2 + int(n) * 3 * Q - 1
 
 
-def variance(n: int, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0) -> float:
+def variance(n: int | str, Q: int, m: int = 1, rho: float = 0.1, k: float = 1.0) -> float:
     """The variance bound sigma2 = n Q / eta_hat^2 that :func:`point` writes the PEP at (its value K* sigma2 is then of
-    order 1 at Theorem 5's steps); a certificate of the point is of the PEP at this sigma2."""
+    order 1 at Theorem 5's steps); a certificate of the point is of the PEP at this sigma2. At n = INF (where n Q /
+    eta_hat^2 diverges) it is Q / eta_hat^2, the n = 1 value: any finite sigma2 gives K* = value / sigma2."""
     from fedbounds.checks.fednmap.spep.existence import steps
 
-    return n * Q / steps(Q, m, rho, k)["eta_hat"] ** 2
+    return (1 if _clients(n) == INF else n) * Q / steps(Q, m, rho, k)["eta_hat"] ** 2
 
 
-def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = 0.1,
-          make: bool = False) -> dict[str, Any]:
-    """K*(tau eta_hat) at Theorem 5's printed steps (times k, window m) from the reduced PEP: the stored exact
+def point(n: int | str, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1.0, mu: float = 0.1,
+          make: bool = False, family: str = "merit", start: str = "normal", room_abs: float | None = None) -> dict[str, Any]:
+    """K*(tau eta_hat) at Theorem 5's printed steps (times k, window m) from the reduced PEP of ``family`` (n an integer
+    or INF/math.inf): the stored exact
     certificate re-verified against the rebuilt rows (``status`` proved, ``K`` its bound), or, with ``make``, one made
     from three preconditioned Clarabel solves and stored first; else Clarabel's value with status ``single solver``
     (never counted as proved), or ``unbounded`` (K = inf) when every solve reads unbounded. The PEP is solved at
-    the variance sigma2 = n Q / eta_hat^2 (values of order 1; the
-    value is K* sigma2 by homogeneity), so K = bound / sigma2. Records the solver values and the proof's room."""
+    the variance sigma2 = :func:`variance` (values of order 1; the
+    value is K* sigma2 by homogeneity), so K = bound / sigma2. Records the solver values and the proof's room.
+    ``room_abs``: where no relative room proves the value (K* about 0, as at n = INF, Q = 1), K <= value + room_abs
+    is proved instead."""
     from fedbounds.checks.fednmap.spep.existence import L, steps
     from fedbounds.checks.pep.certificate import _write, attach, describe, stored
 
+    n = _clients(n)
     p = steps(Q, m, rho, k)
     s2 = variance(n, Q, m, rho, k)
-    build = build_reduced_search(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, tau, mu, sigma2=s2)
+    build = build_reduced_search(L, rho, p["gamma"], p["eta_a"], p["eta_s"], n, Q, tau, mu, family=family, sigma2=s2,
+                                 start=start)
     t0 = time.process_time()
     pb = build()
     runs = solve_preconditioned(pb)
@@ -379,12 +491,22 @@ def point(n: int, Q: int, tau: float, m: int = 1, rho: float = 0.1, k: float = 1
                            "gram_dim": full_gram_dimension(n, Q), "statuses": [r.status for r in runs],
                            "values": [None if r.dual is None else r.dual / s2 for r in runs],
                            "gaps": [None if r.gap is None else r.gap / s2 for r in runs]}
+    if family != "merit" or start != "normal":
+        rec.update(family=family, start=start)
     if make and value is not None and not stored(pb.digest).exists():
         cert = prove_rescaled(pb, runs)
+        if cert is None and room_abs is not None and room_abs > 0:  # the value + room_abs (K* ~ 0: no relative room)
+            import dataclasses
+
+            cert = prove_rescaled(pb, [dataclasses.replace(r, dual=r.dual + room_abs * s2) if r.dual is not None else r
+                                       for r in runs], widths=(1e-6, 1e-3))
+            if cert is not None:
+                cert["room_abs"] = room_abs
         if cert is not None:
             cert["problem"].update(describe(build) or {})
             _write(stored(pb.digest), cert)
             rec["room"] = cert["width"]
+            rec["room_abs"] = cert.get("room_abs")
             rec["seconds_to_prove"] = cert["seconds_to_prove"]
     proof = attach(build, value if value is not None else 0.0) if stored(pb.digest).exists() else None
     if proof is not None and proof.get("status") == "proved":

@@ -5,6 +5,7 @@ and exact certificates that verify against the rows rebuilt from the file's stat
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from fractions import Fraction
 from typing import Any
@@ -168,3 +169,163 @@ def test_the_wide_family_is_the_pepit_peps_and_contains_merit() -> None:
     assert wide.status == "optimal" and run.status == "optimal"
     assert wide.dual / s2 == pytest.approx(run.dual, rel=2e-6)
     assert wide.dual / s2 < _reduced_value(n, Q) / 2
+
+
+# --------------------------------------------------------------------------------------------------------------
+# n = infinity: the limit SDP (every 1/n coefficient 0), docs/fednmap-reconstruction.md §10.10
+# --------------------------------------------------------------------------------------------------------------
+def _rows_at(n: Any, Q: int, s2: float = 1.0) -> Any:
+    return R.build_reduced_search(*_args(2, Q)[:5], n, Q, TAU, E.MU, sigma2=s2)()
+
+
+def test_the_rows_at_n_inf_are_the_limit_of_the_rows_at_n() -> None:
+    """Each row at n depends on n through 1/n only (row_n = row_inf + Delta/n), exactly: n1 (row_n1 - row_inf) equals
+    n2 (row_n2 - row_inf) for n1 = 64, n2 = 1024, coefficient by coefficient, and some Delta is not 0 (the cross-client
+    rows: the test is not vacuous). Planted, the next test: 1/n = 1/64 at 'inf'."""
+    inf, a, b = _rows_at(R.INF, 2), _rows_at(64, 2), _rows_at(1024, 2)
+    assert len(inf.rows) == len(a.rows) == len(b.rows)
+    moved = 0
+    for ri, ra, rb in zip(inf.rows, a.rows, b.rows, strict=True):
+        gi, ga, gb = ({(i, j): c for i, j, c in r.gram} for r in (ri, ra, rb))
+        for key in set(gi) | set(ga) | set(gb):
+            da, db = ga.get(key, 0) - gi.get(key, 0), gb.get(key, 0) - gi.get(key, 0)
+            assert 64 * da == 1024 * db, key
+            moved += da != 0
+        assert ri.values == ra.values == rb.values and ri.constant == ra.constant == rb.constant
+    assert moved > 0
+
+
+def test_k_star_of_n_falls_to_k_star_of_inf_and_a_planted_one_over_64_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Q = 2 (Clarabel, preconditioned): K*(64) > K*(256) > K*(1024) > K*(inf) > 0, the distance to the limit falling
+    (K*(1024) - K*(inf) < K*(64) - K*(inf) / 8; measured 0.075). Control, changed: the layout's 1/n at 'inf' set to 1/64;
+    K*("inf") is then K*(64) and the chain breaks at K*(1024) > K*(inf)."""
+    def K(n: Any) -> float:
+        return float(R.point(n, 2, TAU)["K"])
+
+    k64, k256, k1024, kinf = K(64), K(256), K(1024), K(R.INF)
+    assert k64 > k256 > k1024 > kinf > 0
+    assert k1024 - kinf < (k64 - kinf) / 8
+    init = R._Layout.__init__
+
+    def planted(self: Any, leaves: Any, n: Any) -> None:
+        init(self, leaves, n)
+        if n == R.INF:
+            self.inv_n = Fraction(1, 64)
+
+    monkeypatch.setattr(R._Layout, "__init__", planted)
+    assert K(R.INF) > K(1024)
+
+
+def test_n_inf_is_stated_as_inf_and_other_ns_are_refused() -> None:
+    """math.inf is read as 'inf'; a float n, 0 or a negative n are refused (one line, ValueError)."""
+    assert R._clients(math.inf) == R.INF == R._clients("inf")
+    for bad in (0, -1, 2.5, "many", True):
+        with pytest.raises(ValueError, match="n must be"):
+            R._clients(bad)
+    assert R.full_gram_dimension(R.INF, 2) is None
+
+
+def _check_inf_file(path: Any, K: float | None = None) -> None:
+    """The file at n = inf: it states n = 'inf', re-verifies against the rebuilt limit rows; with the stated n changed
+    (inf -> 64, inf -> 1024) the rebuilt rows have another hash and it is refused."""
+    from fedbounds.checks.pep import certificate as C
+    from fedbounds.checks.pep.verify_certificate import CertificateError
+
+    cert = C.load(path)
+    assert ["n", "text", "inf"] in cert["problem"]["parameters"]
+    summary = C.check_problem(cert, path.name)
+    s2 = R.variance(R.INF, 2)
+    assert 0 < Fraction(summary["bound"]) / Fraction(s2) < Fraction(1, 10**9)
+    if K is not None:
+        assert float(Fraction(summary["bound"]) / Fraction(s2)) == pytest.approx(K, rel=1e-12)
+    for stated in (["n", "integer", "64"], ["n", "integer", "1024"]):
+        bad = C.load(path)
+        bad["problem"]["parameters"] = [stated if p[0] == "n" else p for p in bad["problem"]["parameters"]]
+        with pytest.raises(CertificateError, match="hash"):
+            C.check_problem(bad, path.name)
+
+
+def test_the_committed_proof_at_n_inf_verifies_from_its_file_and_a_changed_n_is_refused() -> None:
+    """The committed certificate of K*(inf) at Q = 2 (theorem8_families.json's row): re-verified from its file alone."""
+    from fedbounds.checks.pep import certificate as C
+
+    path = C.stored(_rows_at(R.INF, 2, R.variance(R.INF, 2)).digest)
+    assert path.exists()
+    _check_inf_file(path)
+
+
+@pytest.mark.slow
+def test_a_proof_at_n_inf_is_made_and_verifies_from_its_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """(n, Q) = (inf, 2): the proof is made (about 5 CPU-s) and stored with n = 'inf' in its problem; then as above."""
+    from fedbounds.checks.pep import certificate as C
+
+    monkeypatch.setattr(C, "STORE", tmp_path)
+    rec = R.point(R.INF, 2, TAU, make=True)
+    assert rec["status"] == "proved"
+    (path,) = tmp_path.glob("*.json.gz")
+    _check_inf_file(path, rec["K"])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# larger families: the tilt-invariant forms, the quad grid, the free start (docs/fednmap-reconstruction.md §10.10)
+# --------------------------------------------------------------------------------------------------------------
+def _value(n: int, Q: int, family: str, start: str) -> float:
+    s2 = R.variance(n, Q)
+    runs = P.solve_preconditioned(R.build_reduced_search(*_args(n, Q), family=family, sigma2=s2, start=start)())
+    run = next(r for r in reversed(runs) if r.status == "optimal")
+    return float(run.dual) / s2
+
+
+def test_the_quad_grid_contains_wide_and_its_directions_are_exact() -> None:
+    assert len(R.QUAD_DIRECTIONS) == 16 and len(set(R.QUAD_DIRECTIONS)) == 16
+    assert {(1, 1), (1, 0), (0, 1), (1, -1)} <= set(R.QUAD_DIRECTIONS)
+    assert all(isinstance(a, int) and isinstance(b, int) and math.gcd(a, b) == 1 for a, b in R.QUAD_DIRECTIONS)
+    assert R.tilt_invariant("merit") and not R.tilt_invariant("wide") and not R.tilt_invariant("quad")
+    assert R.start_for("merit") == "normal" and R.start_for("quad") == "free"
+
+
+def test_in_the_normal_frame_quad_le_wide_le_merit() -> None:
+    """(n, Q) = (2, 2), normal form: a larger family has a smaller value (measured: quad 0.4536 x merit, wide 0.4538 x)."""
+    merit, wide, quad = (_value(2, 2, f, "normal") for f in ("merit", "wide", "quad"))
+    assert quad <= wide * (1 + 1e-6) and wide <= merit * (1 + 1e-6)
+    assert wide < merit / 2
+
+
+def test_from_the_free_start_wide_and_quad_are_merit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PEP of every start state (the start gradients' mean and the corrections free): merit's value is the normal
+    form's (merit is tilt invariant), and wide's and quad's equal it (their other forms change along a tilt, which
+    moves nothing else: their rows constrain nothing). Measured at (3, 2): 1e-7 apart. Control, changed: the start
+    gradients' mean pinned to 0 in the free start (the mean tilt no longer free): wide falls below merit again."""
+    n, Q = 3, 2
+    merit = _value(n, Q, "merit", "normal")
+    assert _value(n, Q, "merit", "free") == pytest.approx(merit, rel=1e-5)
+    assert _value(n, Q, "wide", "free") == pytest.approx(merit, rel=1e-5)
+    assert _value(n, Q, "quad", "free") == pytest.approx(merit, rel=1e-5)
+    c = R._Leaves.c
+
+    def pinned(self: Any, zero_mean: bool = False) -> Any:
+        return c(self, zero_mean=zero_mean or self.slots == 0)  # slot 0: the start gradients
+
+    monkeypatch.setattr(R._Leaves, "c", pinned)
+    assert _value(n, Q, "wide", "free") < 0.9 * merit
+
+
+def test_a_quad_certificate_verifies_from_its_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """The quad family's reduced PEP (normal form, (n, Q) = (2, 1)) is proved and re-verified from the file like
+    merit's: the family is a text parameter of the builder."""
+    from fedbounds.checks.pep import certificate as C
+
+    monkeypatch.setattr(C, "STORE", tmp_path)
+    rec = R.point(2, 1, TAU, make=True, family="quad")
+    assert rec["status"] == "proved"
+    (path,) = tmp_path.glob("*.json.gz")
+    cert = C.load(path)
+    assert ["family", "text", "quad"] in cert["problem"]["parameters"]
+    assert Fraction(C.check_problem(cert, path.name)["bound"]) / Fraction(rec["sigma2"]) == pytest.approx(rec["K"], rel=1e-12)
+
+
+def test_existence_solves_a_family_from_its_start() -> None:
+    """existence.solve routes quad to the reduced PEP from the free start: its K is merit's (2, 1)."""
+    quad = E.solve(2, 1, TAU, family="quad")
+    assert quad["form"] == "reduced" and quad["status"] == "single solver"
+    assert quad["K"] == pytest.approx(E.solve(2, 1, TAU)["K"], rel=1e-5)
