@@ -513,6 +513,47 @@ def families_table(tau: float = 2 * MU / 9, qs: tuple[int, ...] = SPEEDUP_QS, ns
     return wrap()
 
 
+#: the front scan's point, its rates (tau) and its target
+FRONT_POINT: tuple[int, int, int, float] = (2, 1, 1, 0.1)
+FRONT_TAUS: tuple[float, ...] = (0.15, 0.156, 0.158, 0.16, 0.161, 0.162, 0.1625, 0.163, 0.1635, 0.164, 0.172, 0.1875, 0.195,
+                                 0.19998)
+FRONT_TARGET = "theory/fednmap/theorem8_front_families.json"
+
+
+def front_scan(taus: tuple[float, ...] = FRONT_TAUS, point_: tuple[int, int, int, float] = FRONT_POINT,
+               runs: tuple[tuple[str, str], ...] = FAMILIES_RUNS, make: bool = True) -> dict[str, Any]:
+    """K*(tau) at the front's point for each (family, start) of ``runs``, from the reduced PEP (Clarabel, three
+    preconditioned solves; ``make``: merit's finite probes proved where a certificate is found). The largest rate of a
+    family lies between its last finite and first unbounded probe (Clarabel's readings; an unbounded reading is not
+    proved). The quadratic instance f_i = mu/2 ||x||^2, phi = 0 caps every Lyapunov function at tau <= 2 mu - eta_hat mu^2
+    (docs/fednmap-reconstruction.md §10.9), recorded as ``instance_cap``."""
+    from fedbounds.checks.fednmap.spep import reduced
+
+    n, Q, m, rho = point_
+    rows = []
+    for family, start in runs:
+        for tau in taus:
+            rec = reduced.point(n, Q, tau, m=m, rho=rho, make=make and family == "merit" and start == "normal",
+                                family=family, start=start)
+            rows.append({"family": family, "start": start, "lyapunov_bound": start == "free" or reduced.tilt_invariant(family),
+                         "tau": tau, "status": rec["status"], "K": rec["K"], "statuses": rec["statuses"],
+                         **({"proof_file": rec["proof"]["file"]} if "proof" in rec else {})})
+            print(json.dumps({k: rows[-1][k] for k in ("family", "start", "tau", "status", "K")}), file=sys.stderr, flush=True)
+    eta_hat = steps(Q, m, rho)["eta_hat"]
+    ends = []
+    for family, start in runs:
+        mine = [x for x in rows if x["family"] == family and x["start"] == start]
+        finite = [x["tau"] for x in mine if x["status"] in ("proved", "single solver")]
+        proved = [x["tau"] for x in mine if x["status"] == "proved"]
+        unb = [x["tau"] for x in mine if x["status"] == "unbounded"]
+        ends.append({"family": family, "start": start, "tau_low": max(finite, default=None),
+                     "tau_low_proved": max(proved, default=None), "tau_high": min(unb, default=None)})
+    return {"generated": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "command": "python -m fedbounds.checks.fednmap.spep.existence --write --front-scan",
+            "point": {"n": n, "Q": Q, "m": m, "rho": rho, "L": L, "mu": MU, "steps": "Theorem 5's printed maxima"},
+            "instance_cap": 2 * MU - eta_hat * MU**2, "rows": rows, "ends": ends}
+
+
 #: what each family's table says it searched
 FAMILY_TEXT = {"merit": "merit: psi - psi* + p ||F_nor||^2 + alpha corr (p, alpha >= 0 searched)",
                "wide": "wide: merit + ||grad f||^2, ||v||^2, ||grad f - v||^2 (from the free start)",
@@ -547,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speedup", action="store_true", help="the speedup table instead of the C_0 table")
     ap.add_argument("--families", action="store_true", help=f"the families table ({FAMILIES_TARGET}): merit, wide, "
                     "quad from both starts at n up to 4096 and n = inf, Q up to 8 (Clarabel; merit at n = inf proved)")
+    ap.add_argument("--front-scan", action="store_true", help=f"the front at {FRONT_POINT} per family ({FRONT_TARGET})")
     ap.add_argument("--family", default="merit", choices=sorted(FAMILY_TEXT),
                     help=f"--speedup: the Lyapunov family (not merit: written to {SPEEDUP_OF.format(family='<family>')})")
     ap.add_argument("--resume", action="store_true", help="C_0 table: keep the committed table's decided rows and its "
@@ -562,10 +604,14 @@ def main(argv: list[str] | None = None) -> int:
     name = (SPEEDUP if args.family == "merit" else SPEEDUP_OF.format(family=args.family)) if args.speedup else TARGET
     if args.families:
         name = FAMILIES_TARGET
+    if args.front_scan:
+        name = FRONT_TARGET
     target = evidence_path(name) if args.write else None
     if target is not None and refuse_unwritable(target):
         return 2
-    if args.families:
+    if args.front_scan:
+        data = front_scan()
+    elif args.families:
         data = families_table(write_partial=target)
     elif args.speedup:  # the printed steps (exact certificates up to n = Q = 4; SCS is inaccurate there), then 16x (two solvers)
         data = {"k=1": speedup_table(k=1.0, write_partial=target, family=args.family)}
