@@ -47,7 +47,10 @@ from fedbounds.checks.pep.solve import DEFAULT_REL_TOL, DEFAULT_SOLVERS, Certifi
 
 __all__ = ["FAMILIES", "build_search_spep", "family_forms", "searched_noise"]
 
-#: the quadratic forms q_j of each family (module docstring), by name
+#: the quadratic forms q_j of each family (module docstring), by name. ``wide``'s three added forms are not invariant
+#: under the tilt f_i + <a, .>, h - <a, .> that the normal form (grad f(x_0) = 0) uses, so its value here is not a
+#: Lyapunov bound; from a free start it equals merit's (docs/fednmap-reconstruction.md §10.10; the reduced PEP's
+#: ``start="free"``)
 FAMILIES: dict[str, tuple[str, ...]] = {
     "merit": ("Fnor2", "corr"),
     "wide": ("Fnor2", "corr", "grad2", "v2", "gminusv2"),

@@ -158,7 +158,9 @@ def test_a_printed_floor_1000x_smaller_reads_violated_and_a_file_that_does_not_r
 
 def test_the_wide_family_is_the_pepit_peps_and_contains_merit() -> None:
     """Family ``wide`` (three more forms: ||grad f||^2, ||v||^2, ||grad f - v||^2): the reduced value is the PEPit-built
-    PEP's at (n, Q) = (3, 1) (block form, tight Clarabel) and at most the ``merit`` value (measured 2.2 times smaller)."""
+    PEP's at (n, Q) = (3, 1) (block form, tight Clarabel) and at most the ``merit`` value (measured 2.2 times smaller).
+    Both are in the normal frame, where wide's added forms are not functions of the state: this checks the reduction,
+    not a Lyapunov bound (see test_from_the_free_start_wide_and_quad_are_merit)."""
     from fedbounds.checks.fednmap.spep.search import build_search_spep
     from fedbounds.checks.pep.symmetric import solve_symmetric
 
