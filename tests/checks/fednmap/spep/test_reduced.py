@@ -331,3 +331,47 @@ def test_existence_solves_a_family_from_its_start() -> None:
     quad = E.solve(2, 1, TAU, family="quad")
     assert quad["form"] == "reduced" and quad["status"] == "single solver"
     assert quad["K"] == pytest.approx(E.solve(2, 1, TAU)["K"], rel=1e-5)
+
+
+def _tilt_changes(monkeypatch: pytest.MonkeyPatch, n: int, Q: int, family: str,
+                  direction: Any = None) -> tuple[list[Fraction], Any]:
+    """Each row's change along the tilts of the free start's PEP, exactly: a fresh direction a added to the start
+    gradients' mean and taken from h's subgradient g (f_i + <a, .>, h - <a, .>: Gram change d d' on the M block), and
+    one added to the clients' start gradients and taken from their corrections (sum a_i = 0: d d' on the D block).
+    ``direction``: another (M-block) direction instead, for the control."""
+    seen: dict[str, Any] = {}
+    problem = R._problem
+
+    def spy(lv: Any, rows: Any, n_: Any) -> Any:
+        seen["lay"] = R._Layout(lv, n_)
+        return problem(lv, rows, n_)
+
+    monkeypatch.setattr(R, "_problem", spy)
+    pb = R.build_reduced_search(*_args(n, Q), family=family, start="free")()
+    lay = seen["lay"]
+    dirs = [direction(lay)] if direction is not None else [
+        {lay.M[("m", 0)]: 1, lay.M[("s", 0)]: -1}, {lay.dM + 0: 1, lay.dM + 1: -1}]
+    changes = [sum((Fraction(c) * d.get(i, 0) * d.get(j, 0) for i, j, c in row.gram), Fraction(0)) for d in dirs
+               for row in pb.rows]
+    return changes, pb
+
+
+def test_the_tilts_are_exact_recession_directions_of_the_free_start() -> None:
+    """Why wide and quad from the free start are merit, exactly (not only to Clarabel's accuracy, which fails there at
+    Q >= 4): along both tilts no row of merit's PEP moves (merit is tilt invariant: the normal form loses nothing),
+    and in quad's only inequality rows move, each towards slack (the forms that are not invariant). So any feasible
+    point of merit's PEP, tilted far enough, is feasible for quad's with the same objective. Control, changed: the
+    start gradients' mean moved alone (h's subgradient kept): interpolation rows move."""
+    mp = pytest.MonkeyPatch()
+    try:
+        for n, Q in ((2, 1), (3, 2)):
+            merit, _ = _tilt_changes(mp, n, Q, "merit")
+            assert all(c == 0 for c in merit)
+            quad, pb = _tilt_changes(mp, n, Q, "quad")
+            moved = [i % len(pb.rows) for i, c in enumerate(quad) if c != 0]
+            assert moved and all(c <= 0 for c in quad)
+            assert all(pb.rows[i].kind == "inequality" and not pb.rows[i].values for i in moved)
+        wrong, pb = _tilt_changes(mp, 3, 2, "merit", direction=lambda lay: {lay.M[("m", 0)]: 1})
+        assert any(c != 0 for c in wrong)
+    finally:
+        mp.undo()
