@@ -18,7 +18,8 @@ solvers is decided by an exact rational certificate of the PEP built from Clarab
 (:mod:`fedbounds.checks.pep.certificate`; its bound, not the float value, is the K used), else it is ``inconclusive``.
 
 Run ``python -m fedbounds.checks.fednmap.spep.existence --write`` to rewrite :data:`TARGET` and :data:`SPEEDUP`
-(proves and stores the certificates it needs; minutes at nice 15).
+(proves and stores the certificates it needs; minutes at nice 15); ``--families`` writes :data:`FAMILIES_TARGET` (the
+floor per Lyapunov family up to n = 4096 and n = inf, docs §10.10) and ``--front-scan`` :data:`FRONT_TARGET`.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from typing import Any
 
 from fedbounds.checks.fednmap.spep.search import build_search_spep, searched_noise
 
-__all__ = ["POINTS", "SPEEDUP", "SPEEDUP_NS", "SPEEDUP_QS", "TARGET", "front", "largest_rate", "point", "printed_floor",
-           "smallest_c0", "solve", "speedup_table", "table"]
+__all__ = ["FAMILIES_TARGET", "FRONT_TARGET", "POINTS", "SPEEDUP", "SPEEDUP_NS", "SPEEDUP_QS", "TARGET", "families_table",
+           "fit_inverse", "front", "front_scan", "largest_rate", "point", "printed_floor", "smallest_c0", "solve", "speedup_table",
+           "table"]
 
 L, MU = 1.0, 0.1
 TARGET = "theory/fednmap/theorem8_c0.json"
@@ -612,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     from fedbounds.checks.runtime.install import evidence_path, refuse_unwritable
 
     if args.family != "merit" and not args.speedup:
-        print("error: --family is for --speedup only (the C_0 table is of the merit family)", file=sys.stderr)
+        print("error: --family is for --speedup only (the C_0 table is merit's; --families measures each family)", file=sys.stderr)
         return 2
     name = (SPEEDUP if args.family == "merit" else SPEEDUP_OF.format(family=args.family)) if args.speedup else TARGET
     if args.families:
