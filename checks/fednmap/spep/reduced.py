@@ -2,10 +2,11 @@
 
 docs/fednmap-reconstruction.md §10.10. The PEP is the one of :func:`fedbounds.checks.fednmap.spep.search.build_search_spep`
 (Algorithm 1 of arXiv 2602.03357, variant A, Assumption 2's noise, the Lyapunov weights as multipliers; the families
-``merit`` and ``wide``), in the normal
+``merit`` and ``wide``, and here ``quad``, :func:`families`), in the normal
 form that module's builder makes with ``symmetric=True`` and n <= 8 (start gradients of zero mean, the start's
-corrections pinned to 0). That builder writes the PEP for n clients through PEPit, so its size and the cost of its
-exact certificate grow with n. This module writes the reduced SDP itself, with n a number in its coefficients:
+corrections pinned to 0), or from a free start (``start="free"``). That builder writes the PEP for n clients through
+PEPit, so its size and the cost of its exact certificate grow with n. This module writes the reduced SDP itself, with
+n a number in its coefficients (or n = :data:`INF`, the limit SDP: every 1/n coefficient 0):
 
 * Every client runs the same loop from the same server state, so the PEP is invariant under permuting the clients,
   and the average of an optimal point over all permutations is optimal (Gatermann and Parrilo 2004): the worst case
@@ -27,6 +28,12 @@ lemma. Its size does not depend on n: (2 + 3Q - 1) + 3Q Gram points and about 2 
 at n = 2. The builder returns a :class:`fedbounds.checks.pep.certificate.Problem` (exact rational rows: the parameters
 read once by :func:`fedbounds.checks.pep.certificate.rational`, every combination exact), which the prover, the store
 and the verifier take as they take a PEPit problem's rows.
+
+The normal form loses no instance only for forms invariant under the class's tilts (f_i + <a, .>, h - <a, .>, and
+f_i + <a_i, .>, c_i - a_i with sum a_i = 0; :data:`INVARIANT_FORMS`): ||F_nor||^2 and the correction error, i.e. merit,
+which is every such PSD quadratic form of the round's state. The other forms (wide's, quad's grid) are measured in the
+round's normal frame there, which is not a Lyapunov bound; from the free start the tilts are recession directions that
+make their rows slack, and their value is merit's (docs/fednmap-reconstruction.md §10.10).
 """
 
 from __future__ import annotations
