@@ -374,7 +374,7 @@ QUAD_DIRECTIONS: tuple[tuple[int, int], ...] = tuple(
 #: PSD forms ||a gbar + b v||^2 (the mean part) and (1/n) sum_i ||a corr_i + b (grad f_i - gbar)||^2 (the difference
 #: part) over :data:`QUAD_DIRECTIONS` (it contains ``wide``: the directions (1, 1), (1, 0), (0, 1), (1, -1) and corr)
 QUAD: tuple[str, ...] = tuple(f"mean{a},{b}" for a, b in QUAD_DIRECTIONS) + tuple(f"diff{a},{b}" for a, b in QUAD_DIRECTIONS)
-#: the forms of each family invariant under the class's tilts (f_i + <a_i, .>, h - <sum a_i/n, .>, c_i - a_i + mean;
+#: the forms invariant under the class's tilts (f_i + <a, .>, h - <a, .>; f_i + <a_i, .>, c_i - a_i with sum a_i = 0;
 #: docs/fednmap-reconstruction.md §10.10): only these are Lyapunov terms of a state; the others are measured in the
 #: round's normal frame (where grad f(x_0) = 0 and c_0 = 0) and are not a function of the state
 INVARIANT_FORMS: frozenset[str] = frozenset({"Fnor2", "corr", "mean1,1", "diff1,0"})
@@ -423,7 +423,8 @@ def build_reduced_search(
     as a :class:`fedbounds.checks.pep.certificate.Problem`, whose value is K*(r) sigma2.
 
     ``n``: a number of clients, or :data:`INF` (the text "inf", as a certificate file states it; ``math.inf`` is
-    read as it) for the limit SDP: every 1/n coefficient is 0 exactly, the rows of two different clients stay.
+    read as it, but only "inf" gives a build a certificate file can name) for the limit SDP: every 1/n coefficient is
+    0 exactly, the rows of two different clients stay.
     ``family``: a name of :func:`families`. ``start``: "normal" (the start gradients of zero mean, the start's
     corrections 0: no instance lost for the tilt-invariant forms, :data:`INVARIANT_FORMS`) or "free" (both free:
     the PEP of every start state, in which a form that is not tilt invariant constrains nothing)."""
