@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["leaf_order", "named_evaluations", "row_values"]
+__all__ = ["leaf_order", "named_evaluations", "row_values", "row_violation", "truncate"]
 
 
 def leaf_order(pep: Any) -> tuple[dict[Any, int], dict[Any, int]]:
@@ -61,14 +61,35 @@ def row_values(pb: Any, gram: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
+def truncate(gram: np.ndarray, rank_tol: float) -> tuple[np.ndarray, int, float]:
+    """(G with its eigenvalues below ``rank_tol`` times the largest set to 0, the rank kept, the largest eigenvalue
+    dropped relative to the largest). ``rank_tol`` = 0: negative eigenvalues only."""
+    w, V = np.linalg.eigh((gram + gram.T) / 2)
+    keep = w > rank_tol * max(float(w.max(initial=0.0)), 0.0)
+    dropped = float(w[~keep].max(initial=0.0)) / max(float(w.max(initial=0.0)), 1e-300)
+    return (V[:, keep] * w[keep]) @ V[:, keep].T, int(keep.sum()), max(dropped, 0.0)
+
+
+def row_violation(pb: Any, gram: np.ndarray, values: np.ndarray) -> float:
+    """The largest violation of ``pb``'s rows at (G, F): an inequality's positive part, an equality's magnitude."""
+    v = row_values(pb, gram, values)
+    kinds = np.array([r.kind == "equality" for r in pb.rows])
+    return float(np.max(np.where(kinds, np.abs(v), np.maximum(v, 0.0)), initial=0.0))
+
+
 def named_evaluations(build: Callable[[], Any], gram: np.ndarray, values: np.ndarray,
-                      pb: Any = None) -> tuple[dict[str, Any], dict[str, float]]:
+                      pb: Any = None, rank_tol: float = 0.0) -> tuple[dict[str, Any], dict[str, float]]:
     """(the builder's named evaluations at (G, F), the report of the module docstring).
 
     ``build`` returns ``(pep, named)`` as for :func:`fedbounds.checks.pep.solve.solve_once`; ``gram`` (points x points)
     and ``values`` are over the leaves of ``problem_of(build)`` (``pb``, rebuilt when not given), in its basis: a
     :func:`fedbounds.checks.pep.precondition.solve_problem` run's ``gram``. Raises ValueError when the sizes differ
-    from the builder's rows."""
+    from the builder's rows.
+
+    ``rank_tol`` > 0 first sets G's eigenvalues below ``rank_tol`` times its largest to 0 (:func:`truncate`): the
+    directions an interior-point solve leaves at its own accuracy, which no instance need have. The report then adds
+    ``rank``, ``truncated`` (the largest eigenvalue dropped, relative) and ``row_violation`` (the rows' largest violation
+    at the G used: what the truncation cost, to be read against the solver's own feasibility)."""
     from fedbounds.checks.pep.certificate import problem_of
     from fedbounds.checks.pep.solve import _evaluate
     from PEPit.expression import Expression
@@ -78,6 +99,10 @@ def named_evaluations(build: Callable[[], Any], gram: np.ndarray, values: np.nda
     G, F = np.asarray(gram, dtype=float), np.asarray(values, dtype=float)
     if G.shape != (pb.points, pb.points) or F.shape != (pb.values,):
         raise ValueError(f"a Gram matrix of {pb.points} points and {pb.values} values is needed, got {G.shape} and {F.shape}")
+    extra: dict[str, float] = {}
+    if rank_tol > 0:
+        G, rank, dropped = truncate(G, rank_tol)
+        extra = {"rank": rank, "truncated": dropped, "row_violation": row_violation(pb, G, F)}
     built = build()
     pep, named = built if isinstance(built, tuple) else (built, {})
     with contextlib.redirect_stdout(io.StringIO()):
@@ -96,5 +121,5 @@ def named_evaluations(build: Callable[[], Any], gram: np.ndarray, values: np.nda
     direct = row_values(pb, G, F)
     factored = np.array([float(c.expression.eval()) for c in pep._list_of_prepared_constraints])
     report = {"clipped": max(0.0, -low), "row_mismatch": float(np.max(np.abs(direct - factored), initial=0.0)),
-              "largest_eigenvalue": float(np.linalg.eigvalsh(G_full).max())}
+              "largest_eigenvalue": float(np.linalg.eigvalsh(G_full).max()), **extra}
     return _evaluate(named), report

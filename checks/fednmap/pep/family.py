@@ -10,7 +10,7 @@ Three checks, each a set of two-solver certificates (:mod:`fedbounds.checks.pep.
   control, changing one thing at the first point: C_0 = 0 (psi alone: unbounded worst case). Replay verdicts: the
   PEP's worst case at the profile's replay points (Q = 1, and Q = T = 2 at the printed steps and at 16 x them, in
   quick), built as an instance and run through the engine, reproduces the PEP value to 1e-5 relative (at the printed
-  steps with Q = 2, from the continuation solve: 1e-5 per term of the ratio, :func:`_replay_verdict`). Larger points
+  steps with Q = 2, from the continuation solve's worst case: :func:`_replay_verdict`). Larger points
   (three or more clients) are solved in the client-symmetric block form, which must first reproduce the full
   certificate at the grid's last point.
 * ``fednmap.pep.largest_step`` (theory: a remark on Theorem 5's conditions): the committed largest multiple k* of the
@@ -237,24 +237,22 @@ def _replay_verdict(point: tuple) -> Verdict:
 
     The instance's f_i are a quadratic fit where one interpolates, else the exact smooth interpolant
     (:class:`fedbounds.checks.fednmap.pep.replay.SmoothInterpolant`); its misfit at the PEP's points is reported.
-    Off the printed steps, or with Q = 1, the PEP is solved plainly and the bound is 1e-5 relative
+    The bound is 1e-5 relative on the ratio. Off the printed steps, or with Q = 1, the PEP is solved plainly
     (:func:`~fedbounds.checks.fednmap.pep.replay.replay_lyapunov`). At the printed steps (k = 1) with Q >= 2 the plain
-    solve fails: the worst case is the continuation solve's (:func:`~fedbounds.checks.fednmap.pep.replay.replay_printed`,
-    the PEP value its final Clarabel reading), and the bound is 1e-5 on each term of the ratio, i.e. 1e-5 times the
-    ratio's amplification 1 + (|Lyap_0| + |Lyap_T|)/(Lyap_0 - Lyap_T) at the worst case (about 63: the decrease per
-    round is eta_hat/9, a small difference of the terms; docs/fednmap-reconstruction.md §10.5)."""
+    solve fails: the worst case is the continuation solve's, at its numerical rank
+    (:func:`~fedbounds.checks.fednmap.pep.replay.replay_printed`; the PEP value is its final Clarabel reading). The
+    details give the ratio's amplification 1 + (|Lyap_0| + |Lyap_T|)/(Lyap_0 - Lyap_T) (about 63 there: the decrease
+    per round, eta_hat/9, is a small difference of the terms) and the error per term, rel_error / amplification
+    (docs/fednmap-reconstruction.md §10.5)."""
     from fedbounds.checks.fednmap.pep.replay import TERM_TOL, replay_lyapunov, replay_printed
     from fedbounds.checks.verdicts.verdict import decide, slack_of
 
     rho, n, Q, T, k = point
     st = theorem5_steps(L, rho, Q)
     printed = k == 1.0 and Q >= 2
-    if printed:
-        rep = replay_printed(rho, n, Q, T, k)
-        bound = TERM_TOL * rep.amplification
-    else:
-        rep = replay_lyapunov(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, 1.0, 1.0)
-        bound = TERM_TOL
+    rep = (replay_printed(rho, n, Q, T, k) if printed
+           else replay_lyapunov(L, rho, st["gamma"], k * st["eta_a"], st["eta_s"], n, Q, T, 1.0, 1.0))
+    bound = TERM_TOL
     err = rep.rel_error if rep.solver_status == "optimal" else math.inf
     where = "inside Theorem 5's printed steps" if k <= 1.0 else f"outside Theorem 5's printed steps (steps {k:g}x printed)"
     record = {"pep_value": rep.pep_value, "engine_value": rep.replay_ratio, "rel_error": rep.rel_error,
@@ -264,8 +262,7 @@ def _replay_verdict(point: tuple) -> Verdict:
     if printed:
         record.update({"solve": "continuation 16x -> 1x, exact rows rescaled by powers of two; named evaluations from "
                                 "its Gram matrix (fedbounds.checks.pep.named)", "scs_value": rep.details.get("scs"),
-                       "gap": rep.details.get("gap"), "named": rep.details.get("named"),
-                       "tolerance": f"{TERM_TOL:g} per term x amplification {rep.amplification:.3g}"})
+                       "gap": rep.details.get("gap"), "named": rep.details.get("named")})
     label = f"replay of the worst case at {_label(*point)}" + ("" if k <= 1.0 else " (outside the printed steps)")
     return Verdict(claim_id=CONSTANTS, instance=label, observed=err, bound=bound,
                    ci_low=err, ci_high=err, status=decide(err, err, bound, exact=True), slack=slack_of(bound, err),
