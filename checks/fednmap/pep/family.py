@@ -260,8 +260,9 @@ def _replay_verdict(point: tuple) -> Verdict:
               "dimension": rep.dimension, "solver_status": rep.solver_status, "amplification": rep.amplification,
               "term_error": rep.rel_error / rep.amplification, "scope": where}
     if printed:
-        record.update({"solve": "continuation 16x -> 1x, exact rows rescaled by powers of two; named evaluations from "
-                                "its Gram matrix (fedbounds.checks.pep.named)", "scs_value": rep.details.get("scs"),
+        record.update({"solve": "continuation 16x -> 1x, exact rows rescaled by powers of two; named evaluations from its "
+                                "Gram matrix (fedbounds.checks.pep.precondition.named_evaluations)",
+                       "scs_value": rep.details.get("scs"),
                        "gap": rep.details.get("gap"), "named": rep.details.get("named")})
     label = f"replay of the worst case at {_label(*point)}" + ("" if k <= 1.0 else " (outside the printed steps)")
     return Verdict(claim_id=CONSTANTS, instance=label, observed=err, bound=bound,

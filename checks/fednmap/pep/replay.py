@@ -23,7 +23,14 @@ only through their inner products. This module turns it into a concrete instance
    PEP's primal objective.
 
 Steps 1 to 3 are :func:`realise` (also used by the stochastic replay, :mod:`fedbounds.checks.fednmap.spep.replay`);
-the Lyapunov function on engine states is :func:`lyapunov_terms`.
+the Lyapunov function on engine states is :func:`lyapunov_terms`; step 4 on given evaluations is
+:func:`replay_evaluations`.
+
+At Theorem 5's printed steps with Q >= 2 the plain solve fails, and :func:`replay_printed` replays the worst case of
+the continuation solve instead (:func:`printed_evaluations`: the named evaluations rebuilt from its Gram matrix by
+:func:`fedbounds.checks.pep.precondition.named_evaluations`, at the matrix's numerical rank). There the decrease per
+round is about 1/60 of the Lyapunov terms, so an error in each term is amplified about 60 times in the ratio
+(:attr:`Replay.amplification`; docs/fednmap-reconstruction.md §10.5).
 
 Reference: the PEP is :func:`fedbounds.checks.fednmap.pep.encoding.build_lyapunov_pep`; the engine is
 ``fedbounds.algorithms.fednmap.FedNMap``.
@@ -520,7 +527,7 @@ RANK_TOL = 1e-6
 @dataclass(frozen=True, eq=False)
 class PrintedSolve:
     """The continuation solve at k times Theorem 5's printed steps, as named evaluations (:func:`printed_evaluations`):
-    ``ev`` (:func:`build_lyapunov_pep`'s names), ``report`` (:func:`fedbounds.checks.pep.named.named_evaluations`:
+    ``ev`` (:func:`build_lyapunov_pep`'s names), ``report`` (:func:`fedbounds.checks.pep.precondition.named_evaluations`:
     the eigenvalue clipped, the rows' mismatch), ``run`` / ``scs`` (the path's final Clarabel run, SCS in its basis),
     ``path_k`` / ``path`` (the step multiples and the values read), ``budget`` (d T, the PEP's budget)."""
 
@@ -538,12 +545,12 @@ def printed_evaluations(rho: float, n: int, Q: int, T: int, k: float = 1.0, C_0:
     """The worst case of :func:`fedbounds.checks.fednmap.pep.printed.printed_descent`'s PEP (ratio form, budget d T) at
     k times the printed steps, from its continuation solve (:func:`fedbounds.checks.fednmap.pep.printed.printed_path`),
     with PEPit's named evaluations rebuilt from the final Clarabel run's Gram matrix and values (original basis; its
-    eigenvalues below ``rank_tol`` of the largest set to 0): :func:`fedbounds.checks.pep.named.named_evaluations`.
+    eigenvalues below ``rank_tol`` of the largest set to 0): :func:`fedbounds.checks.pep.precondition.named_evaluations`.
     Raises RuntimeError when the path ends without an optimal reading."""
     from fedbounds.checks.fednmap.pep.encoding import theorem5_steps
     from fedbounds.checks.fednmap.pep.printed import L as L_PRINTED
     from fedbounds.checks.fednmap.pep.printed import final_run, printed_path
-    from fedbounds.checks.pep.named import named_evaluations
+    from fedbounds.checks.pep.precondition import named_evaluations
 
     build, pb, runs, scs, path_k, path = printed_path(rho, n, Q, T, k, C_0, C_c)
     clar = final_run(runs)

@@ -11,8 +11,7 @@ from fedbounds.checks.fednmap.pep import family as pep_checks
 from fedbounds.checks.fednmap.pep import replay as rp
 from fedbounds.checks.fednmap.pep.encoding import theorem5_steps
 from fedbounds.checks.fednmap.pep.printed import build_printed
-from fedbounds.checks.pep.named import named_evaluations
-from fedbounds.checks.pep.precondition import _scaling
+from fedbounds.checks.pep.precondition import _scaling, named_evaluations
 
 POINT = (0.1, 2, 2, 2, 1.0)  # (rho, n, Q, T, k): the quick profile's replay point at the printed steps
 
@@ -64,6 +63,7 @@ def test_the_rescaled_basis_left_in_misses(solved) -> None:
     ev, report = named_evaluations(build, G / np.outer(d, d), F / f, rank_tol=rp.RANK_TOL)
     rep = _replay(dataclasses.replace(solved, ev=ev, report=report))
     assert rep.rel_error > 100 * rp.TERM_TOL and not rep.exact
+    assert report["row_violation"] > 1.0  # the PEP's own rows say so (measured: 5.5e3; the original basis: 1.8e-9)
 
 
 def test_the_quick_grid_replays_inside_and_outside(solved, monkeypatch) -> None:

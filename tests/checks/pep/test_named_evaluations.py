@@ -1,13 +1,12 @@
-"""Named evaluations from a Gram matrix over a PEP's exact rows (checks/pep/named.py): the leaves are mapped back to
-PEPit's, so a solve of the exact rows gives the same worst case as PEPit's own solve."""
+"""Named evaluations from a Gram matrix over a PEP's exact rows (checks/pep/precondition.py, named_evaluations): the
+leaves are mapped back to PEPit's, so a solve of the exact rows gives the same worst case as PEPit's own solve."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from fedbounds.checks.pep.certificate import problem_of
-from fedbounds.checks.pep.named import named_evaluations, row_violation, truncate
-from fedbounds.checks.pep.precondition import _scaling, solve_problem
+from fedbounds.checks.pep.precondition import _scaling, named_evaluations, row_violation, solve_problem, truncate
 
 
 def _gd_build():
@@ -50,7 +49,7 @@ def test_named_evaluations_reproduce_the_worst_case(solved) -> None:
 def test_a_wrong_leaf_order_is_seen_by_the_row_mismatch(solved, monkeypatch) -> None:
     """Control, changed: the leaf order, two points swapped after problem_of's order is read. The factored instance
     then no longer gives the rows their values on (G, F): the mismatch is of the order of the rows, not of the clip."""
-    from fedbounds.checks.pep import named
+    from fedbounds.checks.pep import precondition as named
 
     pb, run = solved
     real = named.leaf_order
