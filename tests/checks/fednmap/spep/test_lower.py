@@ -119,8 +119,8 @@ def test_the_committed_data_file() -> None:
     for Q in (2, 4, 8):
         r = rows[Q]
         assert 0.0 < r["b_lower_low"] and r["b_lower_high"] < r["proved_fit"]["b"] < r["printed_drift_term"]
-    for c in data["controls_linear_gradient"]:
-        assert c["z_over_eta_a"]["low"] <= 0.0 <= c["z_over_eta_a"]["high"]
+    for c in data["controls_linear_gradient"]:  # the kink removed: the root at x* to the estimator's resolution
+        assert abs(c["z_over_eta_a"]["mean"]) < 0.01 and c["b"]["high"] < 1e-4 * rows[c["Q"]]["b_lower"]
 
 
 def test_cli_bad_argument_exits_2_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
