@@ -150,8 +150,9 @@ TARGETS: list[dict[str, Any]] = [
     {
         "files": "checks/fednmap/pep/replay.py",
         "mutate": ["operators", "constants"],
-        "scope": ["SmoothInterpolant.*", "replay_lyapunov"],
-        "tests": ["tests/checks/fednmap/pep/test_encoding.py -k 'replay or interpolant'"],
+        "scope": ["SmoothInterpolant.*", "replay_lyapunov", "replay_evaluations", "replay_printed"],
+        "tests": ["tests/checks/fednmap/pep/test_encoding.py -k 'replay or interpolant'",
+                  "tests/checks/fednmap/pep/test_replay_printed.py"],
     },
     {
         "files": "checks/pep/verify_certificate.py",

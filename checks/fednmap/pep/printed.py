@@ -26,7 +26,7 @@ from typing import Any
 from fedbounds.checks.fednmap.pep.encoding import build_lyapunov_pep, theorem5_steps
 from fedbounds.checks.pep.solve import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, Certificate
 
-__all__ = ["PATH", "build_printed", "printed_descent"]
+__all__ = ["PATH", "build_printed", "final_run", "printed_descent", "printed_path"]
 
 #: the step multiples the continuation passes through before the target (largest first)
 PATH = (16.0, 8.0, 4.0, 2.0)
@@ -41,20 +41,37 @@ def build_printed(rho: float, n: int, Q: int, T: int, k: float, C_0: float = 1.0
                               budget_row_scale=1.0 / dT)
 
 
-def printed_descent(rho: float, n: int, Q: int, T: int, k: float = 1.0, C_0: float = 1.0, C_c: float = 1.0,
-                    store: Any = None) -> tuple[Certificate, dict[str, Any]]:
-    """(the certificate of w d T at the point, the conditioning record: solver values along the path, gaps, the
-    smallest Gram eigenvalue, the basis' scale, and, when proved, the proof's route, room and smallest pivot)."""
-    from fedbounds.checks.pep.certificate import _write, attach, describe, problem_of, stored
-    from fedbounds.checks.pep.precondition import conditioning, prove_robust, solve_path
+def printed_path(rho: float, n: int, Q: int, T: int, k: float = 1.0, C_0: float = 1.0,
+                 C_c: float = 1.0) -> tuple[Any, Any, list[Any], Any, list[float], list[float | None]]:
+    """The continuation solve of :func:`printed_descent`: (the builder at k, its exact rows, the last problem's Clarabel
+    runs, SCS's run in the final basis, the path's step multiples, the value read at each). Each run's ``gram`` is in
+    the original basis (the power-of-two rescaling undone by :func:`fedbounds.checks.pep.precondition.solve_problem`)."""
+    from fedbounds.checks.pep.certificate import problem_of
+    from fedbounds.checks.pep.precondition import solve_path
 
     build = build_printed(rho, n, Q, T, k, C_0, C_c)
     pb = problem_of(build)
     path_ks = [p for p in PATH if p > k] + [k]
     problems = [problem_of(build_printed(rho, n, Q, T, p, C_0, C_c)) for p in path_ks[:-1]] + [pb]
     runs, scs, path = solve_path(problems)
+    return build, pb, runs, scs, path_ks, path
+
+
+def final_run(runs: list[Any]) -> Any:
+    """The run whose reading is the path's value: the last optimal one, else the last."""
+    return next((r for r in reversed(runs) if r.optimal), runs[-1])
+
+
+def printed_descent(rho: float, n: int, Q: int, T: int, k: float = 1.0, C_0: float = 1.0, C_c: float = 1.0,
+                    store: Any = None) -> tuple[Certificate, dict[str, Any]]:
+    """(the certificate of w d T at the point, the conditioning record: solver values along the path, gaps, the
+    smallest Gram eigenvalue, the basis' scale, and, when proved, the proof's route, room and smallest pivot)."""
+    from fedbounds.checks.pep.certificate import _write, attach, describe, stored
+    from fedbounds.checks.pep.precondition import conditioning, prove_robust
+
+    build, pb, runs, scs, path_ks, path = printed_path(rho, n, Q, T, k, C_0, C_c)
     cond = {"path_k": path_ks, "path_values": path, **conditioning(runs, scs)}
-    clar = next((r for r in reversed(runs) if r.optimal), runs[-1])
+    clar = final_run(runs)
     final = (clar,) if scs is None else (clar, scs)
     values = {r.solver: r.dual for r in final}
     finite = [v for v in values.values() if v is not None]

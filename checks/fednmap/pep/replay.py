@@ -23,7 +23,14 @@ only through their inner products. This module turns it into a concrete instance
    PEP's primal objective.
 
 Steps 1 to 3 are :func:`realise` (also used by the stochastic replay, :mod:`fedbounds.checks.fednmap.spep.replay`);
-the Lyapunov function on engine states is :func:`lyapunov_terms`.
+the Lyapunov function on engine states is :func:`lyapunov_terms`; step 4 on given evaluations is
+:func:`replay_evaluations`.
+
+At Theorem 5's printed steps with Q >= 2 the plain solve fails, and :func:`replay_printed` replays the worst case of
+the continuation solve instead (:func:`printed_evaluations`: the named evaluations rebuilt from its Gram matrix by
+:func:`fedbounds.checks.pep.precondition.named_evaluations`, at the matrix's numerical rank). There the decrease per
+round is about 1/60 of the Lyapunov terms, so an error in each term is amplified about 60 times in the ratio
+(:attr:`Replay.amplification`; docs/fednmap-reconstruction.md §10.5).
 
 Reference: the PEP is :func:`fedbounds.checks.fednmap.pep.encoding.build_lyapunov_pep`; the engine is
 ``fedbounds.algorithms.fednmap.FedNMap``.
@@ -31,6 +38,8 @@ Reference: the PEP is :func:`fedbounds.checks.fednmap.pep.encoding.build_lyapuno
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,16 +49,21 @@ from fedbounds.checks.fednmap.pep.encoding import build_lyapunov_pep
 from fedbounds.checks.pep.solve import solve_once
 
 __all__ = [
+    "TERM_TOL",
     "InterpolatedClients",
     "MaxAffineWeaklyConvex",
+    "PrintedSolve",
     "QuadraticClients",
     "Realised",
     "Replay",
     "SmoothInterpolant",
     "fit_quadratic",
     "lyapunov_terms",
+    "printed_evaluations",
     "realise",
+    "replay_evaluations",
     "replay_lyapunov",
+    "replay_printed",
 ]
 
 
@@ -402,6 +416,16 @@ class Replay:
     details: dict = field(default_factory=dict, repr=False, compare=False)
 
     budget: float = 1.0
+    #: |Lyap_0| + |Lyap_T| at the PEP's worst case (its named evaluations): the size of the terms the decrease is the
+    #: difference of (nan when the PEP did not evaluate them)
+    terms: float = math.nan
+
+    @property
+    def amplification(self) -> float:
+        """1 + (|Lyap_0| + |Lyap_T|) / (Lyap_0 - Lyap_T), at the PEP's worst case: how much a relative error e in each
+        term of the ratio min_t ||F_nor||^2 / (Lyap_0 - Lyap_T) can grow in the ratio (|d ratio / ratio| <= e times
+        this). About 3 at 16 x the printed steps, 60 at the printed steps, where the decrease per round is eta_hat/9."""
+        return 1.0 + self.terms / abs(self.pep_decrease)
 
     @property
     def replay_ratio(self) -> float:
@@ -427,8 +451,6 @@ def replay_lyapunov(
     ``"interpolant"``."""
     if construction not in ("auto", "quadratic", "interpolant"):
         raise ValueError(f"construction must be 'auto', 'quadratic' or 'interpolant', got {construction!r}")
-    from fedbounds.algorithms.run import run
-
     tight = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10} if solver.upper() == "CLARABEL" else None
     sr = None
     for b in (budget, *(x for x in (budgets or ()) if x != budget)):  # first optimal solve, as descent_check does
@@ -443,7 +465,20 @@ def replay_lyapunov(
             break
     if sr is None or sr.primal is None or not sr.evaluations:
         raise RuntimeError(f"the PEP did not solve ({sr.status if sr else 'no solve'}); nothing to replay")
-    ev = sr.evaluations
+    return replay_evaluations(sr.evaluations, float(sr.primal), sr.status, L, rho, gamma, eta_a, eta_s, n, Q, T, C_0, C_c,
+                              variant, measure, budget, construction)
+
+
+def replay_evaluations(
+    ev: dict[str, Any], pep_value: float, solver_status: str, L: float, rho: float, gamma: float, eta_a: float,
+    eta_s: float, n: int, Q: int, T: int, C_0: float, C_c: float, variant: str = "A", measure: str = "min",
+    budget: float = 1.0, construction: str = "auto",
+) -> Replay:
+    """Steps 1 to 4 of the module docstring on a solved measure-(a) PEP's named evaluations ``ev`` (``z0``, the
+    functions, ``Fnor2_t``, ``lyap0``, ``lyap{T}``, ``decrease``: :func:`build_lyapunov_pep`'s ``named``), whose value
+    at ``budget`` is ``pep_value``: the instance realised, the engine run at the given steps, its ratio compared."""
+    from fedbounds.algorithms.run import run
+
     inst = realise(ev, n, L, rho, construction=construction)
     problem, proj, rank, residual = inst.problem, inst.project, inst.dimension, inst.fit_residual
     # 4. run the engine, recording every state
@@ -462,17 +497,89 @@ def replay_lyapunov(
     lv = [lyap(z, c) for z, c in zip(zs, cs, strict=True)]
     fn2 = [lv[t][1] for t in range(T)]
     replay_value = min(fn2) if measure == "min" else float(np.mean(fn2))
+    terms = (abs(float(ev["lyap0"])) + abs(float(ev[f"lyap{T}"]))
+             if isinstance(ev.get("lyap0"), float) and isinstance(ev.get(f"lyap{T}"), float) else math.nan)
     return Replay(
-        pep_value=float(sr.primal),
+        pep_value=float(pep_value),
         replay_value=float(replay_value),
         pep_decrease=float(ev["decrease"]),
         replay_decrease=lv[0][0] - lv[T][0],
         fit_residual=residual,
         exact=residual < 1e-6,
         dimension=rank,
-        solver_status=sr.status,
+        solver_status=solver_status,
         budget=budget,
+        terms=terms,
         details={"Fnor2_pep": [ev[f"Fnor2_{t}"] for t in range(T)], "Fnor2_replay": fn2, "problem": problem,
-                 "construction": inst.construction,
+                 "construction": inst.construction, "lyap_replay": [v for v, _ in lv],
                  "z0": proj(ev["z0"])},
     )
+
+
+#: the replay's tolerance, relative on the ratio: solver accuracy (the check's bound at every replay point)
+TERM_TOL = 1e-5
+#: eigenvalues of the continuation solve's Gram matrix below this share of the largest are set to 0 before the
+#: instance is built: below Clarabel's accuracy (1e-8), 100 x above it. Measured at (n, Q, T) = (2, 2, 2), k = 1: one
+#: eigenvalue 0.143, the next 5.8e-10 (4e-9 of it), so any threshold from 1e-8 to 1e-3 gives rank 1
+RANK_TOL = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class PrintedSolve:
+    """The continuation solve at k times Theorem 5's printed steps, as named evaluations (:func:`printed_evaluations`):
+    ``ev`` (:func:`build_lyapunov_pep`'s names), ``report`` (:func:`fedbounds.checks.pep.precondition.named_evaluations`:
+    the eigenvalue clipped, the rows' mismatch), ``run`` / ``scs`` (the path's final Clarabel run, SCS in its basis),
+    ``path_k`` / ``path`` (the step multiples and the values read), ``budget`` (d T, the PEP's budget)."""
+
+    ev: dict[str, Any]
+    report: dict[str, float]
+    run: Any
+    scs: Any
+    path_k: list[float]
+    path: list[float | None]
+    budget: float
+
+
+def printed_evaluations(rho: float, n: int, Q: int, T: int, k: float = 1.0, C_0: float = 1.0,
+                        C_c: float = 1.0, rank_tol: float = RANK_TOL) -> PrintedSolve:
+    """The worst case of :func:`fedbounds.checks.fednmap.pep.printed.printed_descent`'s PEP (ratio form, budget d T) at
+    k times the printed steps, from its continuation solve (:func:`fedbounds.checks.fednmap.pep.printed.printed_path`),
+    with PEPit's named evaluations rebuilt from the final Clarabel run's Gram matrix and values (original basis; its
+    eigenvalues below ``rank_tol`` of the largest set to 0): :func:`fedbounds.checks.pep.precondition.named_evaluations`.
+    Raises RuntimeError when the path ends without an optimal reading."""
+    from fedbounds.checks.fednmap.pep.encoding import theorem5_steps
+    from fedbounds.checks.fednmap.pep.printed import L as L_PRINTED
+    from fedbounds.checks.fednmap.pep.printed import final_run, printed_path
+    from fedbounds.checks.pep.precondition import named_evaluations
+
+    build, pb, runs, scs, path_k, path = printed_path(rho, n, Q, T, k, C_0, C_c)
+    clar = final_run(runs)
+    if not clar.optimal or clar.gram is None:
+        raise RuntimeError(f"the continuation ended without an optimal reading ({clar.status}); nothing to replay")
+    ev, report = named_evaluations(build, *clar.gram, pb=pb, rank_tol=rank_tol)
+    budget = k * theorem5_steps(L_PRINTED, rho, Q)["descent_coef"] * T
+    return PrintedSolve(ev, report, clar, scs, path_k, path, budget)
+
+
+def replay_printed(rho: float, n: int, Q: int, T: int, k: float = 1.0, C_0: float = 1.0, C_c: float = 1.0,
+                   construction: str = "auto", solved: PrintedSolve | None = None) -> Replay:
+    """:func:`replay_lyapunov` where the plain solve fails, at Theorem 5's printed steps (k = 1) with Q >= 2: the worst
+    case of the continuation solve (:func:`printed_evaluations`, or ``solved``) realised and run through the engine at
+    the same steps; ``pep_value`` is the path's final Clarabel reading (``details["scs"]``: SCS's in its basis).
+
+    The comparison is the ratio's, as in :func:`replay_lyapunov`, and so is its tolerance (:data:`TERM_TOL` relative).
+    The scale matters here: at the printed steps the decrease Lyap_0 - Lyap_T is about 1/60 of the terms it is the
+    difference of (:attr:`Replay.amplification`), so an error e in each term moves the ratio by up to 60 e. The
+    full-rank Gram matrix's instance is exact to 2e-7 at its triplets, and its ratio misses by 6e-5 (1e-6 per term);
+    the numerical-rank one (:data:`RANK_TOL`) is exact to 5e-11 and meets the ratio to 1e-7."""
+    from fedbounds.checks.fednmap.pep.encoding import theorem5_steps
+    from fedbounds.checks.fednmap.pep.printed import L as L_PRINTED
+
+    sol = printed_evaluations(rho, n, Q, T, k, C_0, C_c) if solved is None else solved
+    st = theorem5_steps(L_PRINTED, rho, Q)
+    rep = replay_evaluations(sol.ev, float(sol.run.dual), sol.run.status, L_PRINTED, rho, st["gamma"], k * st["eta_a"],
+                             st["eta_s"], n, Q, T, C_0, C_c, budget=sol.budget, construction=construction)
+    return dataclasses.replace(rep, details={**rep.details, "named": sol.report, "path_k": sol.path_k, "path": sol.path,
+                                             "scs": None if sol.scs is None else sol.scs.dual,
+                                             "scs_status": None if sol.scs is None else sol.scs.status,
+                                             "gap": sol.run.gap})

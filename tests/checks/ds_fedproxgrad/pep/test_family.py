@@ -103,6 +103,7 @@ def test_absorption_threshold_and_its_control(results) -> None:
     assert ctrl.details["Phi_PEP"] < 0.25
 
 
+@pytest.mark.slow  # 12 CPU-s (the 20 PEPs solved again); the check's own control, counted by test_families, stays in the default run
 def test_a_claimed_phi_twice_the_certified_one_is_violated(results, monkeypatch) -> None:
     phi_max = max(v.details["Phi_PEP"] for v in _ratio_form(results["ds.pep.lemma5_2"]))
     real = pep_checks.theory_values

@@ -27,6 +27,7 @@ def test_the_descent_is_proved_where_the_solvers_read_unbounded(k: float) -> Non
     assert out["min_pivot"] > 1e-3  # conditioned: the pivot does not shrink with eta_hat
 
 
+@pytest.mark.slow  # 8-10 CPU-s; the printed-step route's false descent (test_printed.py) stays in the default run
 def test_a_false_descent_is_not_proved() -> None:
     """Control, changed: the descent coefficient. The worst descent at 0.01x is about 0.8 eta_hat (Clarabel at 0.1x:
     w d T = 0.1389 for d = eta_hat/9), so a claimed descent of eta_hat has w d T about 1.25: a proof of <= 1 must not

@@ -43,9 +43,12 @@ def test_descent_family_holds_with_certified_points_and_replay(constants_result)
     # the ratio is well below 1 (the coefficient eta_hat/9 is loose) but not by orders of magnitude
     assert all(0.05 < v.observed < 0.5 for v in pep_rows)
     replays = [v for v in res.verdicts if "replay" in v.details]
-    assert [v.details["replay"]["construction"].split(" ")[0] for v in replays] == ["quadratic", "smooth"]
+    assert [v.details["replay"]["construction"].split(" ")[0] for v in replays] == ["quadratic", "quadratic", "smooth"]
     assert all(v.status == "holds" and v.observed < 1e-5 and v.details["replay"]["solver_status"] == "optimal"
                for v in replays)
+    # (2, 2, 2) replayed at the printed steps (from the continuation solve) and at 16 x them, labelled outside
+    assert [v.details["replay"]["scope"].split(" ")[0] for v in replays] == ["inside", "inside", "outside"]
+    assert "continuation" in replays[1].details["replay"]["solve"] and "outside" in replays[2].instance
 
 
 @pytest.mark.slow  # the quick run of fednmap.pep.lyapunov_constants (conftest.HEAVY_CLAIMS)
