@@ -375,3 +375,12 @@ def test_the_tilts_are_exact_recession_directions_of_the_free_start() -> None:
         assert any(c != 0 for c in wrong)
     finally:
         mp.undo()
+
+
+def test_the_cli_refuses_a_family_outside_the_speedup_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """--family is for --speedup only (the C_0 table is merit's): one line, exit 2; an unknown family: argparse's exit 2."""
+    assert E.main(["--family", "quad"]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+    with pytest.raises(SystemExit) as exc:
+        E.main(["--speedup", "--family", "nope"])
+    assert exc.value.code == 2
