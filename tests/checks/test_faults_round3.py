@@ -193,7 +193,8 @@ def _committed(name: str = "spep_replay.json") -> Path:
 
 
 @pytest.mark.parametrize("name", ["pep_evidence.json", "pep_c0_window.json", "spep_grid.json", "spep_speedup.json",
-                                  "spep_replay.json", "theorem8_c0.json", "theorem8_speedup.json", "theorem8_lower.json"])
+                                  "spep_replay.json", "theorem8_c0.json", "theorem8_speedup.json", "theorem8_lower.json",
+                                  "theorem8_families.json", "theorem8_front_families.json"])
 def test_every_committed_evidence_file_is_stamped(name: str) -> None:
     from fedbounds.theory.core.evidence import FILES, SCHEMA_VERSION, load
 

@@ -38,7 +38,8 @@ _THEORY = Path(__file__).resolve().parents[1]
 #: every committed evidence file (the ones :func:`main` stamps)
 FILES: tuple[Path, ...] = tuple(_THEORY / "fednmap" / name for name in (
     "pep_evidence.json", "pep_c0_window.json", "spep_grid.json", "spep_speedup.json", "spep_replay.json",
-    "theorem8_c0.json", "theorem8_speedup.json", "theorem8_lower.json"))
+    "theorem8_c0.json", "theorem8_speedup.json", "theorem8_lower.json",
+    "theorem8_families.json", "theorem8_front_families.json"))
 #: file -> why it was refused, for every evidence file a tolerant load (:func:`load_or_record`) could not use
 DAMAGED: dict[str, str] = {}
 
