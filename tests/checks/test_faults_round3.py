@@ -278,7 +278,8 @@ def test_stamping_is_what_the_loader_checks(tmp_path: Path) -> None:
                                              ("theorem8_c0.json", "fednmap.spep.theorem8_existence"),
                                              ("theorem8_c0.json", "fednmap.spep.constant_12100"),
                                              ("theorem8_c0.json", "fednmap.pep.theorem8_exponent"),
-                                             ("theorem8_speedup.json", "fednmap.spep.theorem8_existence")])
+                                             ("theorem8_speedup.json", "fednmap.spep.theorem8_existence"),
+                                             ("theorem8_lower.json", "fednmap.spep.theorem8_existence")])
 def test_check_reports_claims_on_damaged_evidence_as_not_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str], name: str, claim: str) -> None:
     from fedbounds.theory.core import evidence

@@ -39,6 +39,7 @@ __all__ = [
     "PRINTED",
     "SPEEDUP_FILE",
     "TABLE_FILE",
+    "departure_text",
     "existence_ratio",
     "exponent_ratio",
     "exponent_text",
@@ -56,6 +57,9 @@ __all__ = [
 ]
 
 TABLE_FILE = Path(__file__).with_name("theorem8_c0.json")
+#: merit's floor up to n = infinity and its fits (docs §10.10); the lower-bound instance's n-independent error
+FAMILIES_FILE = Path(__file__).with_name("theorem8_families.json")
+LOWER_FILE = Path(__file__).with_name("theorem8_lower.json")
 SPEEDUP_FILE = Path(__file__).with_name("theorem8_speedup.json")
 
 #: [D] certified floor K sigma^2/e8(C_0) over Theorem 8's printed floor at window m (<= 1: the theorem holds there)
@@ -115,6 +119,25 @@ def speedup_text() -> str:
             continue
         parts.append(f"{f['axis']} ({f['series']}, {f['points']} pts): {f['slope']:.3f} [{f['low']:.3f}, {f['high']:.3f}]")
     return "; ".join(parts) if parts else "no committed speedup table"
+
+
+def departure_text() -> str:
+    """Where the speedup table's floor departs from 1/n (docs §10.10): merit's limit K*(inf)/r per Q with its status,
+    the 1/sqrt(n) coefficient of the fit a/n + c/sqrt(n) + b, and the lower-bound instance's n-independent error b with
+    its 95% interval beside the printed drift term (both files checked as :func:`table` is)."""
+    fams = evidence.load_or_record(FAMILIES_FILE, {})
+    low = evidence.load_or_record(LOWER_FILE, {})
+    parts = []
+    for f in fams.get("fits", []):
+        if f.get("family") == "merit" and f.get("start") == "normal":
+            c = f["a_over_n_plus_c_over_sqrt_n_plus_b"]["coefficients"][1]
+            parts.append(f"Q = {f['Q']}: K*(inf)/r = {_f(f['limit_floor']):.3g} [{f['limit_status']}], c = {c:.3g}")
+    lows = [f"Q = {r['Q']}: {r['b_lower']:.3g} [{r['b_lower_low']:.3g}, {r['b_lower_high']:.3g}] (printed drift term "
+            f"{r['printed_drift_term']:.3g})" for r in low.get("comparison", {}).get("rows", [])]
+    out = ("merit's floor at n = infinity and the coefficient c of a/n + c/sqrt(n) + b over the proved floors "
+           "(theorem8_families.json): " + "; ".join(parts)) if parts else "no committed families table"
+    return out + ("; a lower-bound instance's n-independent error per sigma^2 (theorem8_lower.json, a kinked quadratic "
+                  "through the engine): " + "; ".join(lows) if lows else "; no committed lower bound")
 
 
 def row_values(r: dict[str, Any]) -> dict[str, float]:
