@@ -292,6 +292,7 @@ def test_q2_contraction_point_is_proved_on_the_exactly_built_rows(q2) -> None:
     assert proof["file"] == f"{pbx.digest}.json.gz"
 
 
+@pytest.mark.slow  # 4-6 s of proving; test_tampered_multiplier_fails (Q = 1) keeps a tampered certificate failing by default
 def test_q2_certificate_tampered_or_below_the_optimum_fails(q2) -> None:
     _, pbx, cert = q2
     low = _tampered_and_lowered_fail(cert)
