@@ -16,41 +16,41 @@ __all__ = ["DEFAULT_CPU_S", "MEASURED", "OVERHEAD_CPU_S", "QUICK_CPU_S", "Estima
 
 # -- written by benchmarks/bench_quick_check.py --write (do not edit by hand) --------------------------------------
 #: where and how the table was measured
-MEASURED = '2026-12-04, --jobs 2 on 2 cores, load 0.7: 241 s wall, 441 s CPU'
+MEASURED = '2026-12-04, --jobs 2 on 2 cores, load 1.4: 251 s wall, 459 s CPU'
 #: the command's own cost besides the claims (imports, report, plots), CPU seconds
-OVERHEAD_CPU_S = 90.5
+OVERHEAD_CPU_S = 101.6
 #: CPU seconds per claim in the quick profile
 QUICK_CPU_S: dict[str, float] = {
-    'fednmap.theorem8': 56.4,
-    'fednmap.theorem8.floor': 33.1,
+    'fednmap.theorem8': 54.9,
+    'fednmap.theorem8.floor': 31.3,
     'fednmap.theorem5.rate': 34.6,
-    'fednmap.nat_nor_relation': 7.2,
-    'fednmap.lyapunov': 13.9,
-    'fednmap.theorem8.complexity': 24.2,
-    'fednmap.theorem5.conditions': 4.9,
-    'fednmap.pep.lyapunov_constants': 26.3,
-    'fednmap.pep.largest_step': 0.6,
-    'fednmap.pep.shape_exponent': 2.8,
+    'fednmap.nat_nor_relation': 10.0,
+    'fednmap.lyapunov': 13.7,
+    'fednmap.theorem8.complexity': 24.1,
+    'fednmap.theorem5.conditions': 6.2,
+    'fednmap.pep.lyapunov_constants': 31.0,
+    'fednmap.pep.largest_step': 0.5,
+    'fednmap.pep.shape_exponent': 4.3,
     'fednmap.pep.theorem8_exponent': 0.1,
-    'fednmap.theorem8.complexity_inside': 1.6,
-    'fednmap.spep.lyapunov_windows': 2.3,
-    'fednmap.spep.theorem8_existence': 9.9,
+    'fednmap.theorem8.complexity_inside': 2.1,
+    'fednmap.spep.lyapunov_windows': 2.1,
+    'fednmap.spep.theorem8_existence': 2.5,
     'fednmap.spep.constant_36': 0.1,
     'fednmap.spep.constant_12100': 0.1,
-    'ds.lemma5_2': 8.1,
-    'ds.lemma5_1': 14.2,
-    'ds.theorem5_3': 19.8,
-    'ds.corollary_ii': 31.1,
-    'ds.constant_step_floor': 25.1,
-    'erratum.ds_phi_prefix': 0.1,
-    'erratum.constant_gamma_floor': 7.7,
-    'erratum.ds_inexactness_gradient_step': 1.9,
-    'ds.assumption.small_step': 2.7,
-    'ds.pep.lemma5_2': 1.6,
-    'ds.pep.absorption': 2.8,
-    'ds.corollary_decaying': 14.2,
-    'ds.spep.sigma2': 2.4,
-    'ds.spep.G2': 0.4,
+    'ds.lemma5_2': 10.1,
+    'ds.lemma5_1': 16.0,
+    'ds.theorem5_3': 20.5,
+    'ds.corollary_ii': 32.9,
+    'ds.constant_step_floor': 24.6,
+    'erratum.ds_phi_prefix': 0.2,
+    'erratum.constant_gamma_floor': 7.3,
+    'erratum.ds_inexactness_gradient_step': 2.2,
+    'ds.assumption.small_step': 3.3,
+    'ds.pep.lemma5_2': 2.3,
+    'ds.pep.absorption': 2.9,
+    'ds.corollary_decaying': 14.5,
+    'ds.spep.sigma2': 2.5,
+    'ds.spep.G2': 0.3,
 }
 # -- end of the written part -----------------------------------------------------------------------------------------
 
