@@ -170,8 +170,10 @@ TARGETS: list[dict[str, Any]] = [
     {
         "files": "checks/fednmap/spep/reduced.py",
         "mutate": ["operators", "constants"],
-        "scope": ["_rows", "_smooth", "_convex", "_Layout.*", "mean_over_clients", "other", "dot", "lin"],  # builder only
-        "tests": ["tests/checks/fednmap/spep/test_reduced.py -k 'pepit or size or difference'"],
+        "scope": ["_rows", "_smooth", "_convex", "_Layout.*", "mean_over_clients", "other", "dot", "lin", "_forms", "_many",
+                  "_per_client", "_direction_of"],  # builder only
+        "tests": ["tests/checks/fednmap/spep/test_reduced.py -k 'pepit or size or difference or inf or tilts or free_start or "
+                  "normal_frame or quad_grid'"],
     },
     {
         "files": "checks/pep/lower.py",
