@@ -48,6 +48,22 @@ def test_the_reduced_pep_has_the_pepit_peps_value(n: int, Q: int) -> None:
     assert _reduced_value(n, Q) == pytest.approx(run.dual, rel=2e-6)
 
 
+def test_the_reduced_pep_has_the_pepit_peps_value_at_l_2() -> None:
+    """The same equality away from L = 1 (every other test builds at L = 1, where 1/(4 L) and 1/(4/L) agree): the scaled
+    point L = 2, rho and mu doubled, the steps halved, (n, Q) = (2, 1)."""
+    from fedbounds.checks.fednmap.spep.search import build_search_spep
+    from fedbounds.checks.pep.solve import solve_once
+
+    p = E.steps(1)
+    args = (2 * E.L, 0.2, p["gamma"] / 2, p["eta_a"] / 2, p["eta_s"], 2, 1, TAU, 2 * E.MU)
+    run, _ = solve_once(build_search_spep(*args), "CLARABEL", TIGHT)
+    assert run.status == "optimal"
+    s2 = 2 / (p["eta_hat"] / 2) ** 2
+    runs = P.solve_preconditioned(R.build_reduced_search(*args, sigma2=s2)())
+    assert runs[-1].status == "optimal"
+    assert float(runs[-1].dual) / s2 == pytest.approx(run.dual, rel=2e-6)
+
+
 def test_the_cross_client_rows_bite(monkeypatch: pytest.MonkeyPatch) -> None:
     """Control, changed: the Gram entry of two different clients' slots read as if they were one client's
     (<leaf(i, a), leaf(j, b)> = M + (1 - 1/n) D instead of M - D/n). The value moves by more than the tolerance of
