@@ -382,6 +382,21 @@ class Problem:
     digest: str
 
 
+def leaf_order(pep: Any) -> tuple[dict[Any, int], dict[Any, int]]:
+    """(leaf Point -> Gram index, leaf Expression -> value index) of a prepared PEP, the order of :func:`problem_of`'s
+    rows: points sorted by their PEPit counter, values in order of first appearance with the objective tau at 0."""
+    pts: dict[Any, int] = {}
+    vals: dict[Any, int] = {pep.objective: 0}
+    for c in pep._list_of_prepared_constraints:
+        for key in c.expression.decomposition_dict:
+            if isinstance(key, tuple):
+                for p in key:
+                    pts.setdefault(p, p.counter)
+            elif not (isinstance(key, int | float) and key == 1):
+                vals.setdefault(key, len(vals))
+    return {p: k for k, p in enumerate(sorted(pts, key=lambda p: pts[p]))}, vals
+
+
 def problem_of(build: Callable[[], Any], exact: bool = False) -> Problem:
     """The exact rows of the PEP ``build()`` makes (a PEP or ``(pep, named)``). Raises ValueError on LMI rows.
 
@@ -396,22 +411,9 @@ def problem_of(build: Callable[[], Any], exact: bool = False) -> Problem:
             pep._prepare_constraints(verbose=0)
     if getattr(pep, "_list_of_prepared_psd", None):
         raise ValueError("exact certificates cover scalar rows only (this PEP has LMI constraints)")
-    cons = list(pep._list_of_prepared_constraints)
-    pts: dict[Any, int] = {}
-    vals: dict[Any, int] = {pep.objective: 0}
-    raw = []
-    for c in cons:
-        d = c.expression.decomposition_dict
-        for key in d:
-            if isinstance(key, tuple):
-                for p in key:
-                    pts.setdefault(p, p.counter)
-            elif not (isinstance(key, int | float) and key == 1):
-                vals.setdefault(key, len(vals))
-        raw.append((c.equality_or_inequality, d))
-    order = {p: k for k, p in enumerate(sorted(pts, key=lambda p: pts[p]))}
+    order, vals = leaf_order(pep)
     rows = []
-    for kind, d in raw:
+    for kind, d in ((c.equality_or_inequality, c.expression.decomposition_dict) for c in pep._list_of_prepared_constraints):
         gram: dict[tuple[int, int], Fraction] = {}
         values: dict[int, Fraction] = {}
         const = Fraction(0)

@@ -34,7 +34,7 @@ v (1 + 1e-3)); at T = 1 it proves v (1 + 1e-3) with smallest pivot 6e-4.
 Named evaluations (:func:`named_evaluations`): a replay needs a worst case's named Points and Expressions, which
 :func:`fedbounds.checks.pep.solve.solve_once` gets from PEPit's own solve. A solve here returns G and F over the exact
 rows' leaves, in the original basis (``run.gram``: :func:`solve_problem` undoes the rescaling). They are written at
-the leaves' PEPit counters (the rows' leaf order is :func:`leaf_order`'s, the one
+the leaves' PEPit counters (the rows' leaf order is :func:`fedbounds.checks.pep.certificate.leaf_order`'s, the one
 :func:`fedbounds.checks.pep.certificate.problem_of` uses), PEPit's own ``_eval_points_and_function_values`` factors G
 (eigendecomposition, negative eigenvalues set to 0) and sets the leaves, and the named objects are evaluated by
 ``solve._evaluate``, the path ``solve_once`` takes. Its report: ``clipped`` (the most negative eigenvalue set to 0),
@@ -52,6 +52,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from fedbounds.checks.pep.certificate import leaf_order
 
 __all__ = ["ROOMS", "STARTERS", "WIDTHS", "blocks", "conditioning", "leaf_order", "named_evaluations", "prove_rescaled",
            "prove_robust", "row_values", "row_violation", "solve_path", "solve_preconditioned", "solve_problem", "solve_robust",
@@ -240,25 +241,38 @@ def prove_rescaled(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTH
     exactly by that run's solution (:func:`_scaled`), where the solvers are accurate and the restoration moves the
     residual little; the exact multipliers are mapped back to ``pb``'s rows and checked against ``pb`` itself
     (:func:`fedbounds.checks.pep.certificate.certificate_of`)."""
-    from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, rational
-
     t0 = time.perf_counter()
+    cert = _rescaled_certificate(pb, runs, widths, faced=False)
+    if cert is not None:
+        cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
+    return cert
+
+
+def _rescaled_certificate(pb: Any, runs: Sequence[Any], widths: Sequence[float], faced: bool) -> dict[str, Any] | None:
+    """:func:`prove_rescaled`'s search; ``faced``: with one facial-reduction step on the rescaled rows imposed exactly
+    (S w = 0 for the face's directions w; None when the rows have no face), step (ii) of :func:`prove_robust`."""
+    from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, face, rational
+
     opt = [r for r in runs if r.status == "optimal" and r.gram is not None and r.multipliers is not None]
     if not opt:
         return None
     v = float(opt[-1].dual)
     pbs, w = _scaled(pb, *_scaling(opt[-1]))
+    W = face(pbs) if faced else None
+    if faced and not W:
+        return None
     wf = np.array([float(x) for x in w])
     starts = [r.multipliers / wf for r in opt]
     for width in widths:
         delta = width * abs(v)
         bound = rational(v) + Fraction(delta).limit_denominator(10**15)
-        for ys, margin in _candidates(pbs, v, delta, starts):
-            y = _exact(pbs, ys)
+        for ys, margin in _candidates(pbs, v, delta, starts, W):
+            y = _exact(pbs, ys, W)
             cert = None if y is None else certificate_of(pb, [a * b for a, b in zip(y, w, strict=True)], bound, v, delta, margin)
             if cert is not None:
-                cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
                 cert["width"] = width
+                if faced:
+                    cert["face_directions"] = len(W)
                 return cert
     return None
 
@@ -331,33 +345,6 @@ def conditioning(runs: Sequence[Any], scs: Any | None = None) -> dict[str, Any]:
     return out
 
 
-def _faced(pb: Any, runs: Sequence[Any], widths: Sequence[float]) -> dict[str, Any] | None:
-    """Step (ii) of :func:`prove_robust`: :func:`prove_rescaled`'s candidates on the rescaled rows with one
-    facial-reduction step imposed exactly (S w = 0 for the face's directions w)."""
-    from fedbounds.checks.pep.certificate import _candidates, _exact, certificate_of, face, rational
-
-    opt = [r for r in runs if r.status == "optimal" and r.gram is not None and r.multipliers is not None]
-    if not opt:
-        return None
-    v = float(opt[-1].dual)
-    pbs, w = _scaled(pb, *_scaling(opt[-1]))
-    W = face(pbs)
-    if not W:
-        return None
-    wf = np.array([float(x) for x in w])
-    starts = [r.multipliers / wf for r in opt]
-    for width in widths:
-        delta = width * abs(v)
-        bound = rational(v) + Fraction(delta).limit_denominator(10**15)
-        for ys, margin in _candidates(pbs, v, delta, starts, W):
-            y = _exact(pbs, ys, W)
-            cert = None if y is None else certificate_of(pb, [a * b for a, b in zip(y, w, strict=True)], bound, v, delta, margin)
-            if cert is not None:
-                cert["width"], cert["face_directions"] = width, len(W)
-                return cert
-    return None
-
-
 def _interior(pb: Any, value: float, rooms: Sequence[float]) -> dict[str, Any] | None:
     """Step (iii) of :func:`prove_robust`: the interior dual of the unscaled rows at v (1 + w), rounded and checked."""
     from fedbounds.checks.pep.certificate import prove
@@ -382,29 +369,13 @@ def prove_robust(pb: Any, runs: Sequence[Any], widths: Sequence[float] = WIDTHS,
     value = float(opt[-1].dual)
     for route, attempt in (("rescaled", lambda: prove_rescaled(pb, runs, widths)),
                            ("interior", lambda: _interior(pb, value, rooms)),
-                           ("face", lambda: _faced(pb, runs, widths) if face_step else None)):
+                           ("face", lambda: _rescaled_certificate(pb, runs, widths, faced=True) if face_step else None)):
         cert = attempt()
         if cert is not None:
             cert["route"] = route
             cert["seconds_to_prove"] = round(time.perf_counter() - t0, 3)
             return cert
     return None
-
-
-def leaf_order(pep: Any) -> tuple[dict[Any, int], dict[Any, int]]:
-    """(leaf Point -> Gram index, leaf Expression -> value index) of a prepared PEP, as
-    :func:`fedbounds.checks.pep.certificate.problem_of` indexes its rows: points sorted by their PEPit counter, values
-    in order of first appearance with the objective tau at 0."""
-    pts: dict[Any, int] = {}
-    vals: dict[Any, int] = {pep.objective: 0}
-    for c in pep._list_of_prepared_constraints:
-        for key in c.expression.decomposition_dict:
-            if isinstance(key, tuple):
-                for p in key:
-                    pts.setdefault(p, p.counter)
-            elif not (isinstance(key, int | float) and key == 1):
-                vals.setdefault(key, len(vals))
-    return {p: k for k, p in enumerate(sorted(pts, key=lambda p: pts[p]))}, vals
 
 
 def row_values(pb: Any, gram: np.ndarray, values: np.ndarray) -> np.ndarray:
