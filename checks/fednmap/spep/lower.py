@@ -204,22 +204,13 @@ def proved_floors(path: Path | str = "theory/fednmap/theorem8_speedup.json") -> 
 
 
 def fit_a_over_n_plus_b(ns: list[int], floors: list[float]) -> dict[str, Any]:
-    """floor = a/n + b by least squares on relative residuals (weights 1/floor), with 95% t intervals."""
-    from scipy import stats
+    """floor = a/n + b by least squares on relative residuals, with 95% t intervals
+    (:func:`fedbounds.checks.fednmap.spep.existence.fit_inverse` at the powers (1, 0)), keyed a, a_low, ..., b_high."""
+    from fedbounds.checks.fednmap.spep.existence import fit_inverse
 
-    x = 1.0 / np.asarray(ns, float)
-    y = np.asarray(floors, float)
-    w = 1.0 / y
-    A = np.vstack([x, np.ones_like(x)]).T * w[:, None]
-    coef, *_ = np.linalg.lstsq(A, y * w, rcond=None)
-    k = len(y)
-    resid = y * w - A @ coef
-    s2 = float(resid @ resid) / (k - 2)
-    cov = s2 * np.linalg.inv(A.T @ A)
-    t = float(stats.t.ppf(0.975, k - 2))
-    se = np.sqrt(np.diag(cov))
-    return {"a": float(coef[0]), "a_low": float(coef[0] - t * se[0]), "a_high": float(coef[0] + t * se[0]),
-            "b": float(coef[1]), "b_low": float(coef[1] - t * se[1]), "b_high": float(coef[1] + t * se[1]), "points": k}
+    fit = fit_inverse(list(ns), list(floors), (1.0, 0.0))
+    (a, b), (a_lo, b_lo), (a_hi, b_hi) = fit["coefficients"], fit["low"], fit["high"]
+    return {"a": a, "a_low": a_lo, "a_high": a_hi, "b": b, "b_low": b_lo, "b_high": b_hi, "points": fit["points"]}
 
 
 def compare(lower: dict[int, dict[str, Any]], finite: list[dict[str, Any]]) -> dict[str, Any]:
