@@ -136,13 +136,11 @@ def root(problem: Any, Q: int, law: str, seed: int, clients_rounds: int = 4, bur
 
 
 def _interval(values: list[float]) -> dict[str, Any]:
-    from scipy import stats
+    """The batches' mean and two-sided 95% t interval (:func:`fedbounds.checks.verdicts.stats.mean_ci`)."""
+    from fedbounds.checks.verdicts.stats import mean_ci
 
-    a = np.asarray(values, float)
-    k = len(a)
-    m = float(a.mean())
-    half = float(stats.t.ppf(0.975, k - 1) * a.std(ddof=1) / math.sqrt(k)) if k > 1 else math.inf
-    return {"mean": m, "low": m - half, "high": m + half, "batches": k}
+    m, low, high = mean_ci(np.asarray(values, float), 0.95, one_sided=False)
+    return {"mean": m, "low": low, "high": high, "batches": len(values)}
 
 
 def n_independent(Q: int, kink_units: float, law: str = "gaussian", clients: int = 20000, batches: int = 6,
