@@ -189,11 +189,13 @@ def printed_drift_term(Q: int) -> float:
                                         "sigma2": 1.0})
 
 
-def proved_floors(path: Path | str = "theory/fednmap/theorem8_speedup.json") -> dict[int, dict[int, float]]:
-    """Q -> n -> the proved floor per sigma^2 of the committed speedup table (checked before it is trusted)."""
+def proved_floors(path: Path | str | None = None) -> dict[int, dict[int, float]]:
+    """Q -> n -> the proved floor per sigma^2 of the committed speedup table (this installation's, wherever the command
+    runs: :data:`fedbounds.theory.fednmap.theorem8_c0.SPEEDUP_FILE`; checked before it is trusted)."""
     from fedbounds.theory.core.evidence import load
+    from fedbounds.theory.fednmap.theorem8_c0 import SPEEDUP_FILE
 
-    rows = load(path)["k=1"]["rows"]
+    rows = load(SPEEDUP_FILE if path is None else path)["k=1"]["rows"]
     out: dict[int, dict[int, float]] = {}
     for r in rows:
         if r.get("status") == "proved" and r.get("floor") is not None:
@@ -285,17 +287,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep.lower", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET}")
     ap.add_argument("--quick", action="store_true", help="a smoke run (fewer clients, batches and rounds)")
-    ap.add_argument("--out", default=TARGET, help="where --write writes (default: %(default)s)")
+    ap.add_argument("--out", default=None, help=f"where --write writes (default: this checkout's {TARGET})")
     try:
         args = ap.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0) and 2
+    from fedbounds.checks.runtime.install import evidence_path, refuse_unwritable
     from fedbounds.theory.core.evidence import EvidenceError
 
+    out = evidence_path(TARGET) if args.out is None else Path(args.out)
+    if args.write and refuse_unwritable(out):  # before minutes of runs, not after
+        return 2
     try:
         data = table(quick=args.quick)
         if args.write:
-            _write(Path(args.out), data)
+            _write(out, data)
         else:
             print(json.dumps(data["comparison"], indent=1, default=float))
     except KeyboardInterrupt:

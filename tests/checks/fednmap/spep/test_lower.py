@@ -127,3 +127,17 @@ def test_cli_bad_argument_exits_2_without_a_traceback(capsys: pytest.CaptureFixt
     assert lo.main(["--no-such-flag"]) == 2
     err = capsys.readouterr().err
     assert "--no-such-flag" in err and "Traceback" not in err
+
+
+def test_an_unwritable_target_is_refused_before_any_run(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """One line, exit 2, and no run started (the runs take minutes)."""
+    monkeypatch.setattr(lo, "table", lambda **_: pytest.fail("ran before refusing the target"))
+    assert lo.main(["--write", "--out", str(tmp_path / "missing" / "x.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "its folder does not exist" in err and "Traceback" not in err
+
+
+def test_the_proved_floors_are_read_wherever_the_command_runs(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # not the checkout: the committed table is this installation's, not the folder's
+    assert lo.proved_floors()[1][1] > 0
