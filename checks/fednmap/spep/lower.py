@@ -275,14 +275,6 @@ def table(quick: bool = False, log: Any = sys.stderr) -> dict[str, Any]:
     return out
 
 
-def _write(target: Path, data: dict[str, Any]) -> None:
-    from fedbounds.checks.runtime.install import write_atomic
-    from fedbounds.checks.runtime.jsonsafe import json_safe
-    from fedbounds.theory.core.evidence import stamp_text
-
-    write_atomic(target, stamp_text(json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n"))
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fedbounds.checks.fednmap.spep.lower", description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {TARGET}")
@@ -301,7 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         data = table(quick=args.quick)
         if args.write:
-            _write(out, data)
+            from fedbounds.checks.runtime.install import write_evidence
+            from fedbounds.checks.runtime.jsonsafe import json_safe
+
+            rc = write_evidence(out, json.dumps(json_safe(data), indent=1, sort_keys=True) + "\n", "the lower-bound instance")
+            if rc:
+                return rc
         else:
             print(json.dumps(data["comparison"], indent=1, default=float))
     except KeyboardInterrupt:
